@@ -1,0 +1,169 @@
+package githubx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/go-github/v66/github"
+	"github.com/palantir/go-githubapp/githubapp"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// ErrNotInstalled: the App is not installed on the repository (or cannot
+// see it).
+var ErrNotInstalled = errors.New("GitHub App is not installed on the repository")
+
+// Client is the queue's GitHub port for one GitHub host and one App. It is
+// safe for concurrent use.
+type Client struct {
+	cfg     Config
+	opts    options
+	creator githubapp.ClientCreator
+	app     *github.Client
+
+	mu            sync.Mutex
+	installations map[string]int64         // lower(owner/name) → installation ID
+	clients       map[int64]*github.Client // installation ID → client
+}
+
+var _ queue.GitHub = (*Client)(nil)
+
+// New builds a Client. It parses the App key (so a bad key fails here) but
+// makes no request; call AppSlug to prove the key works.
+func New(cfg Config, opts ...Option) (*Client, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	middleware := append([]githubapp.ClientMiddleware{RetryMiddleware(o.retry)}, o.middleware...)
+	ccOpts := []githubapp.ClientOption{
+		githubapp.WithClientUserAgent(cfg.UserAgent),
+		githubapp.WithClientMiddleware(middleware...),
+		githubapp.WithClientTimeout(o.timeout),
+	}
+	if o.transport != nil {
+		ccOpts = append(ccOpts, githubapp.WithTransport(o.transport))
+	}
+	creator := githubapp.NewClientCreator(cfg.V3APIURL, cfg.V4APIURL, cfg.AppID, cfg.PrivateKey, ccOpts...)
+	app, err := creator.NewAppClient()
+	if err != nil {
+		return nil, fmt.Errorf("failed to create GitHub App client: %w", err)
+	}
+	return &Client{
+		cfg:           cfg,
+		opts:          o,
+		creator:       creator,
+		app:           app,
+		installations: make(map[string]int64),
+		clients:       make(map[int64]*github.Client),
+	}, nil
+}
+
+// Config returns the effective configuration (defaults applied), without
+// the private key.
+func (c *Client) Config() Config {
+	cfg := c.cfg
+	cfg.PrivateKey = nil
+	return cfg
+}
+
+// AppSlug reads the App (GET /app) and returns its slug. A success proves
+// the App ID and key are accepted.
+func (c *Client) AppSlug(ctx context.Context) (string, error) {
+	app, _, err := c.app.Apps.Get(ctx, "")
+	if err != nil {
+		return "", wrap("read the GitHub App", err)
+	}
+	return app.GetSlug(), nil
+}
+
+// AppClient returns the client authenticated as the App itself (JWT).
+func (c *Client) AppClient() *github.Client { return c.app }
+
+// InstallationClient returns a client authenticated as the App's
+// installation on repo, resolving and caching the installation.
+func (c *Client) InstallationClient(ctx context.Context, repo queue.Repo) (*github.Client, error) {
+	if err := c.checkHost(repo); err != nil {
+		return nil, err
+	}
+	key := repoKey(repo)
+	c.mu.Lock()
+	id, ok := c.installations[key]
+	c.mu.Unlock()
+	if !ok {
+		inst, _, err := c.app.Apps.FindRepositoryInstallation(ctx, repo.Owner, repo.Name)
+		if err != nil {
+			if statusOf(err) == 404 {
+				return nil, fmt.Errorf("failed to find the installation for %s: %w: %w", repo.FullName(), ErrNotInstalled, err)
+			}
+			return nil, wrap("find the installation for "+repo.FullName(), err)
+		}
+		id = inst.GetID()
+		c.mu.Lock()
+		c.installations[key] = id
+		c.mu.Unlock()
+	}
+	return c.installationClient(id)
+}
+
+func (c *Client) installationClient(id int64) (*github.Client, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gh, ok := c.clients[id]; ok {
+		return gh, nil
+	}
+	gh, err := c.creator.NewInstallationClient(id)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create client for installation %d: %w", id, err)
+	}
+	c.clients[id] = gh
+	return gh, nil
+}
+
+// forget drops cached installation state after GitHub said 401 or 404, so
+// the next call resolves the installation again.
+func (c *Client) forget(repo queue.Repo, err error) {
+	status := statusOf(err)
+	tokenFailure := isTokenError(err)
+	if status != 401 && status != 404 && !tokenFailure {
+		return
+	}
+	key := repoKey(repo)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id, ok := c.installations[key]
+	delete(c.installations, key)
+	if ok && (status == 401 || tokenFailure) {
+		delete(c.clients, id)
+	}
+}
+
+// fail forgets stale installation state when err calls for it and wraps err
+// with what failed.
+func (c *Client) fail(repo queue.Repo, what string, err error) error {
+	c.forget(repo, err)
+	return wrap(what, err)
+}
+
+func (c *Client) checkHost(repo queue.Repo) error {
+	if repo.Host != "" && !strings.EqualFold(repo.Host, c.cfg.Host) {
+		return fmt.Errorf("repository %s is on host %q; this client serves %q", repo.FullName(), repo.Host, c.cfg.Host)
+	}
+	if repo.Owner == "" || repo.Name == "" {
+		return fmt.Errorf("incomplete repository %q", repo.String())
+	}
+	return nil
+}
+
+func (c *Client) now() time.Time { return c.opts.now().UTC() }
+
+func repoKey(repo queue.Repo) string { return strings.ToLower(repo.FullName()) }

@@ -1,0 +1,274 @@
+package githubx
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/bradleyfalzon/ghinstallation/v2"
+	"github.com/palantir/go-githubapp/githubapp"
+)
+
+// RetryPolicy bounds the retry middleware. Zero fields take the values of
+// DefaultRetryPolicy.
+type RetryPolicy struct {
+	// MaxAttempts is the number of tries of an idempotent request (GET,
+	// HEAD, OPTIONS) that fails with a 5xx or a network error.
+	MaxAttempts int
+	// BaseDelay is the backoff before the second try; it doubles per try up
+	// to MaxDelay, and each sleep is jittered into [d/2, d).
+	BaseDelay time.Duration
+	MaxDelay  time.Duration
+	// MaxRateLimitWait is the longest the middleware waits for a rate limit
+	// to reset before retrying once; longer limits are returned at once.
+	MaxRateLimitWait time.Duration
+	// MinWriteInterval spaces the starts of mutating requests made through
+	// one client (one installation) at least this far apart; 0 disables.
+	MinWriteInterval time.Duration
+
+	// Sleep waits for d or until ctx ends (tests inject a recorder).
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock used to read x-ratelimit-reset.
+	Now func() time.Time
+	// Jitter returns a number in [0, 1).
+	Jitter func() float64
+}
+
+// DefaultRetryPolicy: 3 tries, 250 ms doubling to at most 2 s, rate-limit
+// waits up to 60 s, no write spacing.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{
+		MaxAttempts:      3,
+		BaseDelay:        250 * time.Millisecond,
+		MaxDelay:         2 * time.Second,
+		MaxRateLimitWait: 60 * time.Second,
+		Sleep:            sleepCtx,
+		Now:              time.Now,
+		Jitter:           rand.Float64,
+	}
+}
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	d := DefaultRetryPolicy()
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = d.MaxAttempts
+	}
+	if p.BaseDelay <= 0 {
+		p.BaseDelay = d.BaseDelay
+	}
+	if p.MaxDelay <= 0 {
+		p.MaxDelay = d.MaxDelay
+	}
+	if p.MaxRateLimitWait <= 0 {
+		p.MaxRateLimitWait = d.MaxRateLimitWait
+	}
+	if p.Sleep == nil {
+		p.Sleep = d.Sleep
+	}
+	if p.Now == nil {
+		p.Now = d.Now
+	}
+	if p.Jitter == nil {
+		p.Jitter = d.Jitter
+	}
+	return p
+}
+
+// backoff is the jittered sleep before try number attempt+1.
+func (p RetryPolicy) backoff(attempt int) time.Duration {
+	d := p.BaseDelay
+	for i := 1; i < attempt && d < p.MaxDelay; i++ {
+		d *= 2
+	}
+	d = min(d, p.MaxDelay)
+	return d/2 + time.Duration(p.Jitter()*float64(d/2))
+}
+
+// RetryMiddleware returns client middleware that retries idempotent
+// requests on 5xx and network errors, waits out short rate limits (403 or
+// 429 with Retry-After or x-ratelimit-remaining: 0) and retries any request
+// once after it, and never retries a write that failed with a 5xx or a
+// network error (its outcome is unknown; the caller must re-read state).
+// Each client built with it (one per installation) gets its own write
+// spacing.
+func RetryMiddleware(p RetryPolicy) githubapp.ClientMiddleware {
+	p = p.withDefaults()
+	return func(next http.RoundTripper) http.RoundTripper {
+		return &retryTransport{next: next, p: p}
+	}
+}
+
+type retryTransport struct {
+	next http.RoundTripper
+	p    RetryPolicy
+
+	mu        sync.Mutex
+	nextWrite time.Time
+}
+
+func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	idempotent := isIdempotent(req.Method)
+	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+	if !idempotent {
+		if err := t.spaceWrite(ctx); err != nil {
+			closeBody(req)
+			return nil, err
+		}
+	}
+	waitedForLimit := false
+	for attempt := 1; ; attempt++ {
+		r := req
+		if attempt > 1 || waitedForLimit {
+			var err error
+			if r, err = replay(req); err != nil {
+				return nil, err
+			}
+		}
+		resp, err := t.next.RoundTrip(r)
+		if err != nil {
+			if idempotent && replayable && attempt < t.p.MaxAttempts && retryableError(ctx, err) {
+				if serr := t.p.Sleep(ctx, t.p.backoff(attempt)); serr != nil {
+					return nil, err
+				}
+				continue
+			}
+			return nil, err
+		}
+		if isRateLimited(resp) {
+			wait, known := t.rateLimitWait(resp)
+			if waitedForLimit || !known || wait > t.p.MaxRateLimitWait || !replayable {
+				return resp, nil
+			}
+			discard(resp)
+			if err := t.p.Sleep(ctx, wait); err != nil {
+				return nil, err
+			}
+			waitedForLimit = true
+			attempt-- // the limit is not a failure of the request
+			continue
+		}
+		if resp.StatusCode >= 500 && idempotent && replayable && attempt < t.p.MaxAttempts {
+			discard(resp)
+			if err := t.p.Sleep(ctx, t.p.backoff(attempt)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		return resp, nil
+	}
+}
+
+// spaceWrite reserves the next write slot and waits for it.
+func (t *retryTransport) spaceWrite(ctx context.Context) error {
+	if t.p.MinWriteInterval <= 0 {
+		return nil
+	}
+	now := t.p.Now()
+	t.mu.Lock()
+	slot := t.nextWrite
+	if slot.Before(now) {
+		slot = now
+	}
+	t.nextWrite = slot.Add(t.p.MinWriteInterval)
+	t.mu.Unlock()
+	if d := slot.Sub(now); d > 0 {
+		return t.p.Sleep(ctx, d)
+	}
+	return nil
+}
+
+// rateLimitWait reads how long GitHub asked us to wait (R3): Retry-After
+// seconds, else x-ratelimit-reset (epoch seconds) plus one second of slack.
+func (t *retryTransport) rateLimitWait(resp *http.Response) (time.Duration, bool) {
+	if v := resp.Header.Get("Retry-After"); v != "" {
+		if secs, err := strconv.ParseInt(v, 10, 64); err == nil && secs >= 0 {
+			return time.Duration(secs) * time.Second, true
+		}
+		if at, err := http.ParseTime(v); err == nil {
+			return max(at.Sub(t.p.Now()), 0), true
+		}
+		return 0, false
+	}
+	if v := resp.Header.Get("X-Ratelimit-Reset"); v != "" {
+		if epoch, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return max(time.Unix(epoch, 0).Sub(t.p.Now()), 0) + time.Second, true
+		}
+	}
+	return 0, false
+}
+
+// isRateLimited: a 403 or 429 carrying Retry-After or
+// x-ratelimit-remaining: 0 (R3, R7).
+func isRateLimited(resp *http.Response) bool {
+	if resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusTooManyRequests {
+		return false
+	}
+	return resp.Header.Get("Retry-After") != "" || resp.Header.Get("X-Ratelimit-Remaining") == "0"
+}
+
+func isIdempotent(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return true
+	}
+	return false
+}
+
+// retryableError: network failures, but not a cancelled context nor an
+// installation token GitHub refused with a 4xx.
+func retryableError(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var he *ghinstallation.HTTPError
+	if errors.As(err, &he) && he.Response != nil && he.Response.StatusCode < 500 {
+		return false
+	}
+	return true
+}
+
+// replay clones req with a fresh body for another try.
+func replay(req *http.Request) (*http.Request, error) {
+	r := req.Clone(req.Context())
+	if req.Body != nil && req.Body != http.NoBody {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		r.Body = body
+	}
+	return r, nil
+}
+
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+}
+
+// discard drains a little of a response we will not return, so the
+// connection can be reused.
+func discard(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}

@@ -1,0 +1,64 @@
+package queue
+
+// Action is one decision of the engine, executed by the Service.
+type Action interface{ isAction() }
+
+// Transition moves an entry to another state (or, with the same state,
+// updates its detail). ClearRun detaches the entry from its run, closing
+// the run when no active entry uses it any more.
+type Transition struct {
+	EntryID  string
+	To       EntryState
+	Reason   Reason
+	Detail   string
+	ClearRun bool
+}
+
+// FinishRun records a test run's result, decided from its checks or its
+// timeout.
+type FinishRun struct {
+	RunID  string
+	Status RunStatus
+	Reason Reason // for failed runs: tests_failed or test_timeout
+	Detail string
+}
+
+// CloseRun ends a run nobody needs any more and deletes its branch.
+type CloseRun struct {
+	RunID string
+}
+
+// StartRun builds a test branch for Unit on top of Ahead and starts its
+// run. The branch starts from From (the target head, or the commit of the
+// run of the unit just ahead) and merges the heads of Merge in order.
+type StartRun struct {
+	Unit    []string // entry IDs tested by the run
+	Ahead   []string // entry IDs whose changes the base includes
+	BaseSHA string   // target head the run is predicted on
+	From    string   // commit to build from
+	Merge   []string // entry IDs whose heads are merged onto From, in order
+}
+
+// Merge merges an entry whose run passed into the target branch.
+type Merge struct {
+	EntryID string
+	RunID   string
+	// Before is the target head the merge must land on.
+	Before string
+}
+
+// ResolveMerge settles an entry whose merge was attempted but whose outcome
+// was not recorded (a crash or an ambiguous GitHub answer): the Service
+// reads the PR back and records the merge or clears the intent.
+type ResolveMerge struct {
+	EntryID string
+	RunID   string
+	Before  string
+}
+
+func (Transition) isAction()   {}
+func (FinishRun) isAction()    {}
+func (CloseRun) isAction()     {}
+func (StartRun) isAction()     {}
+func (Merge) isAction()        {}
+func (ResolveMerge) isAction() {}

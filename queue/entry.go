@@ -1,0 +1,137 @@
+package queue
+
+import "time"
+
+// EntryState is the state of an entry (SPEC §3). Lower-case wire values.
+type EntryState string
+
+const (
+	StateNotReady       EntryState = "not_ready"
+	StatePending        EntryState = "pending"
+	StateTesting        EntryState = "testing"
+	StateTestsPassed    EntryState = "tests_passed"
+	StatePendingFailure EntryState = "pending_failure"
+	StateMerged         EntryState = "merged"
+	StateFailed         EntryState = "failed"
+	StateCancelled      EntryState = "cancelled"
+)
+
+// AllEntryStates lists every entry state, in lifecycle order.
+var AllEntryStates = []EntryState{StateNotReady, StatePending, StateTesting, StateTestsPassed,
+	StatePendingFailure, StateMerged, StateFailed, StateCancelled}
+
+// Terminal reports whether s ends an entry's life in the queue.
+func (s EntryState) Terminal() bool {
+	return s == StateMerged || s == StateFailed || s == StateCancelled
+}
+
+// Reason is the machine-readable cause of the last state change (SPEC §3).
+type Reason string
+
+const (
+	ReasonSubmitted                  Reason = "submitted"
+	ReasonAdmitted                   Reason = "admitted"
+	ReasonTesting                    Reason = "testing"
+	ReasonTestsPassed                Reason = "tests_passed"
+	ReasonVouched                    Reason = "vouched"
+	ReasonRestartedBaseMoved         Reason = "restarted_base_moved"
+	ReasonRestartedDependencyRemoved Reason = "restarted_dependency_removed"
+	ReasonRestartedPreempted         Reason = "restarted_preempted"
+	ReasonRestartedByUser            Reason = "restarted_by_user"
+	ReasonTestsFailed                Reason = "tests_failed"
+	ReasonTestTimeout                Reason = "test_timeout"
+	ReasonMergeConflict              Reason = "merge_conflict"
+	ReasonGitHubAPIFailed            Reason = "github_api_failed"
+	ReasonNoRequiredStatuses         Reason = "no_required_statuses"
+	ReasonUserRequested              Reason = "user_requested"
+	ReasonPRClosed                   Reason = "pr_closed"
+	ReasonPRPushed                   Reason = "pr_pushed"
+	ReasonPRDraft                    Reason = "pr_draft"
+	ReasonBaseBranchChanged          Reason = "base_branch_changed"
+	ReasonNotReadyTimeout            Reason = "not_ready_timeout"
+	ReasonLabelRemoved               Reason = "label_removed"
+	ReasonMergedByQueue              Reason = "merged_by_queue"
+	ReasonMergedManually             Reason = "merged_manually"
+)
+
+// PRFacts is what the queue last learned about a pull request from GitHub.
+type PRFacts struct {
+	Title          string
+	Body           string
+	Author         string
+	HeadSHA        string
+	BaseBranch     string
+	Open           bool
+	Draft          bool
+	Merged         bool
+	MergeCommitSHA string
+	// MergeableState is GitHub's mergeable_state ("clean", "unstable",
+	// "has_hooks", "behind", "dirty", "blocked", "unknown", "draft", "");
+	// "" or "unknown" means GitHub has not computed it yet.
+	MergeableState string
+	// Mergeable is GitHub's mergeable: nil while GitHub computes it.
+	Mergeable *bool
+	// ReadAt is when the facts were read; zero if never.
+	ReadAt time.Time
+}
+
+// Entry is one pull request in one queue. Its ID is stable per (queue, PR
+// number): a PR cancelled and resubmitted keeps its entry and its ID.
+type Entry struct {
+	ID       string
+	QueueID  int64
+	PRNumber int
+	// PRSHA is the head SHA the entry was submitted with; it is the only
+	// head the queue will test or merge. A PR whose head moves is cancelled.
+	PRSHA string
+	PR    PRFacts
+
+	State             EntryState
+	StateReason       Reason
+	StateReasonDetail string
+	StateChangedAt    time.Time
+
+	PriorityValue           int
+	PriorityName            string
+	UsedDefaultPriorityName bool
+	NoBatch                 bool
+	// Direct skips the readiness wait (admin `--direct`).
+	Direct bool
+
+	// Submitter is the GitHub login that submitted the entry (commenter,
+	// labeller, or PR author for API submissions). Source is "comment",
+	// "label" or "api".
+	Submitter string
+	Source    string
+
+	SubmittedAt time.Time
+	AdmittedAt  time.Time // zero while not_ready
+	ConcludedAt time.Time // zero while active
+	// Seq orders admitted entries of equal priority (lower first).
+	Seq int64
+
+	// RunID is the test run currently testing the entry ("" if none).
+	RunID string
+	// BlockedBy is the ID of an entry ahead that this entry's PR conflicts
+	// with; while that entry is active, this one waits (SPEC §5.9).
+	BlockedBy string
+	// MergeIntent is set before the merge call and cleared after, so a crash
+	// in between is resolved by reading the PR back from GitHub.
+	MergeIntent bool
+	// MergeAttempts counts transient merge failures ("base branch was
+	// modified") for bounded retry; NextAttemptAt delays the next one.
+	MergeAttempts int
+	NextAttemptAt time.Time
+	// Restarts counts how often the entry's tests were restarted.
+	Restarts int
+
+	// GitHub surfaces owned by the entry (0 when not created yet).
+	StatusCommentID int64
+	CheckRunID      int64
+}
+
+// Active reports whether the entry is still in the queue.
+func (e *Entry) Active() bool { return !e.State.Terminal() }
+
+// Admitted reports whether the entry has a place in the queue order.
+func (e *Entry) Admitted() bool { return e.Active() && e.State != StateNotReady }

@@ -1,0 +1,121 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Errors the GitHub port returns (wrapped) where the queue must branch.
+var (
+	// ErrPRNotFound: the pull request does not exist.
+	ErrPRNotFound = errors.New("pull request not found")
+	// ErrBaseModified: GitHub's "Base branch was modified" (405): retry later.
+	ErrBaseModified = errors.New("base branch was modified")
+	// ErrHeadMoved: the PR head is not the SHA given to merge (409).
+	ErrHeadMoved = errors.New("pull request head moved")
+	// ErrTransient: a 5xx, timeout or rate limit; the outcome of a write is
+	// unknown and must be read back before retrying.
+	ErrTransient = errors.New("transient GitHub failure")
+)
+
+// RejectedError is a non-transient refusal (e.g. 405 "not mergeable",
+// 422 validation) carrying GitHub's message for users.
+type RejectedError struct {
+	Status  int
+	Message string
+}
+
+func (e *RejectedError) Error() string {
+	return fmt.Sprintf("GitHub refused (%d): %s", e.Status, e.Message)
+}
+
+// ConflictError reports that merging Heads[Index] while building a branch
+// conflicted.
+type ConflictError struct {
+	Index int
+	SHA   string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("merge conflict merging %s", e.SHA)
+}
+
+// PullRequest is a pull request as read from GitHub.
+type PullRequest struct {
+	Number int
+	PRFacts
+}
+
+// BranchSpec describes a test branch to build: start from From (a commit),
+// merge each of Heads in order with a real merge commit, and publish the
+// result as Name. Temp is the scratch ref used while assembling it.
+type BranchSpec struct {
+	From  string
+	Heads []MergeHead
+	Temp  string // e.g. "mq-temp/<uuid>"
+	Name  string // e.g. "mq-merge/pr-12/<testRunId>"
+}
+
+// MergeHead is one PR head merged into a test branch.
+type MergeHead struct {
+	PRNumber int
+	SHA      string
+	Message  string // merge commit message
+}
+
+// MergeRequest asks GitHub to merge a PR.
+type MergeRequest struct {
+	SHA    string // the tested head; GitHub refuses if the head moved
+	Method MergeMethod
+	Title  string // commit title; "" for GitHub's default
+}
+
+// CheckRun is the queue's own check run on a PR head.
+type CheckRun struct {
+	Name       string // "Merge Queue (<branch>)"
+	HeadSHA    string
+	Status     string // queued, in_progress, completed
+	Conclusion string // success, failure, cancelled, neutral (when completed)
+	Title      string
+	Summary    string
+	DetailsURL string
+}
+
+// GitHub is everything the queue needs from GitHub. Reads are fresh (no
+// cache) where merge decisions depend on them. Implementations classify
+// errors with the variables above.
+type GitHub interface {
+	// GetPullRequest reads a PR (ErrPRNotFound if absent).
+	GetPullRequest(ctx context.Context, repo Repo, number int) (*PullRequest, error)
+	// BranchHead returns the commit SHA a branch points at.
+	BranchHead(ctx context.Context, repo Repo, branch string) (string, error)
+	// RequiredChecks returns the status checks branch protection requires on
+	// branch (empty if unprotected or none required).
+	RequiredChecks(ctx context.Context, repo Repo, branch string) ([]string, error)
+	// BuildBranch builds and publishes a test branch, returning its commit
+	// SHA. A conflict is a *ConflictError; the scratch ref is deleted in
+	// every case.
+	BuildBranch(ctx context.Context, repo Repo, spec BranchSpec) (string, error)
+	// DeleteBranch deletes a branch; deleting a missing one is not an error.
+	DeleteBranch(ctx context.Context, repo Repo, name string) error
+	// Checks returns the commit statuses and check runs on a commit.
+	Checks(ctx context.Context, repo Repo, sha string) ([]CheckResult, error)
+	// TreeSHA returns the tree of a commit.
+	TreeSHA(ctx context.Context, repo Repo, sha string) (string, error)
+	// MergePullRequest merges a PR and returns the resulting commit on the
+	// target branch.
+	MergePullRequest(ctx context.Context, repo Repo, number int, req MergeRequest) (string, error)
+
+	// Permission returns the user's permission on repo: "admin",
+	// "maintain", "write", "triage", "read" or "none".
+	Permission(ctx context.Context, repo Repo, user string) (string, error)
+	// UpsertComment edits comment id (if non-zero and present) or creates a
+	// new comment on the PR; it returns the comment's id.
+	UpsertComment(ctx context.Context, repo Repo, number int, id int64, body string) (int64, error)
+	// AddReaction reacts to an issue comment (e.g. "+1", "eyes").
+	AddReaction(ctx context.Context, repo Repo, commentID int64, content string) error
+	// UpsertCheckRun updates check run id (if non-zero) or creates one; it
+	// returns the check run's id.
+	UpsertCheckRun(ctx context.Context, repo Repo, id int64, run CheckRun) (int64, error)
+}

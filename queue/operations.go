@@ -1,0 +1,248 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// CreateQueue creates a queue with the given settings (ErrExists if the
+// queue exists; *InputError if the settings are invalid).
+func (s *Service) CreateQueue(ctx context.Context, key QueueKey, settings Settings) (*Queue, error) {
+	if err := settings.Validate(); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	q := &Queue{Key: key, State: QueueRunning, Settings: settings, CreatedAt: now, UpdatedAt: now, NextSeq: 1}
+	if err := s.store.CreateQueue(ctx, q); err != nil {
+		return nil, fmt.Errorf("failed to create queue %s: %w", key, err)
+	}
+	s.opts.Wake(q.ID)
+	return q, nil
+}
+
+// GetQueue returns a queue and its admitted active entries in queue order.
+func (s *Service) GetQueue(ctx context.Context, key QueueKey) (*Queue, []*Entry, error) {
+	q, err := s.store.GetQueue(ctx, key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to load queue %s: %w", key, err)
+	}
+	entries, err := s.store.ListActiveEntries(ctx, q.ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to list entries of %s: %w", key, err)
+	}
+	return q, (&Snapshot{Entries: entries}).Ordered(), nil
+}
+
+// QueueByID returns a queue by its ID.
+func (s *Service) QueueByID(ctx context.Context, id int64) (*Queue, error) {
+	return s.store.GetQueueByID(ctx, id)
+}
+
+// ListQueues returns every queue.
+func (s *Service) ListQueues(ctx context.Context) ([]*Queue, error) {
+	return s.store.ListQueues(ctx)
+}
+
+// Submit puts a PR into a queue as not_ready (it is admitted once ready),
+// reading the PR from GitHub. Resubmitting an active entry only updates its
+// priority and noBatch. A PR that ended keeps its entry ID.
+func (s *Service) Submit(ctx context.Context, req SubmitRequest) (*Entry, error) {
+	q, err := s.store.GetQueue(ctx, req.Key)
+	if err != nil {
+		return nil, fmt.Errorf("failed to load queue %s: %w", req.Key, err)
+	}
+	value, name, usedDefault, err := ParsePriority(req.Priority)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := s.gh.GetPullRequest(ctx, q.Key.Repo, req.PRNumber)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read pull request #%d: %w", req.PRNumber, err)
+	}
+	defer s.lock(q.ID)()
+	e, err := s.store.GetEntry(ctx, q.ID, req.PRNumber)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		e = &Entry{ID: s.opts.NewID(), QueueID: q.ID, PRNumber: req.PRNumber}
+	case err != nil:
+		return nil, fmt.Errorf("failed to load entry for #%d: %w", req.PRNumber, err)
+	}
+	if e.Active() && e.State != "" {
+		if req.Priority != "" {
+			e.PriorityValue, e.PriorityName, e.UsedDefaultPriorityName = value, name, usedDefault
+		}
+		e.NoBatch = req.NoBatch
+		e.Direct = e.Direct || req.Direct
+		if err := s.store.SaveEntry(ctx, e); err != nil {
+			return nil, fmt.Errorf("failed to update entry for #%d: %w", req.PRNumber, err)
+		}
+		s.opts.Wake(q.ID)
+		return e, nil
+	}
+	now := s.now()
+	submitter := req.Submitter
+	if submitter == "" {
+		submitter = pr.Author
+	}
+	from := e.State
+	*e = Entry{
+		ID: e.ID, QueueID: q.ID, PRNumber: req.PRNumber, PRSHA: pr.HeadSHA, PR: pr.PRFacts,
+		State: StateNotReady, StateReason: ReasonSubmitted, StateChangedAt: now,
+		PriorityValue: value, PriorityName: name, UsedDefaultPriorityName: usedDefault,
+		NoBatch: req.NoBatch, Direct: req.Direct, Submitter: submitter, Source: req.Source,
+		SubmittedAt: now, StatusCommentID: e.StatusCommentID, CheckRunID: e.CheckRunID,
+	}
+	if ok, why := Ready(q, e); !ok {
+		e.StateReasonDetail = why
+	}
+	if err := s.store.SaveEntry(ctx, e); err != nil {
+		return nil, fmt.Errorf("failed to save entry for #%d: %w", req.PRNumber, err)
+	}
+	s.notify(ctx, q, e, from)
+	s.opts.Wake(q.ID)
+	return e, nil
+}
+
+// Cancel removes a PR's active entry from a queue (ErrNotActive if none).
+func (s *Service) Cancel(ctx context.Context, key QueueKey, prNumber int, reason Reason, detail string) (*Entry, error) {
+	q, err := s.store.GetQueue(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("failed to load queue %s: %w", key, err)
+	}
+	return s.cancel(ctx, q, prNumber, reason, detail)
+}
+
+func (s *Service) cancel(ctx context.Context, q *Queue, prNumber int, reason Reason, detail string) (*Entry, error) {
+	defer s.lock(q.ID)()
+	e, err := s.store.GetEntry(ctx, q.ID, prNumber)
+	if errors.Is(err, ErrNotFound) || (err == nil && !e.Active()) {
+		return nil, fmt.Errorf("#%d in %s: %w", prNumber, q.Key, ErrNotActive)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to load entry for #%d: %w", prNumber, err)
+	}
+	if err := s.transition(ctx, q, Transition{EntryID: e.ID, To: StateCancelled, Reason: reason, Detail: detail, ClearRun: true}); err != nil {
+		return nil, err
+	}
+	s.opts.Wake(q.ID)
+	return s.store.GetEntryByID(ctx, e.ID)
+}
+
+// CancelPR cancels a PR's active entries in every queue of the repository.
+func (s *Service) CancelPR(ctx context.Context, repo Repo, prNumber int, reason Reason, detail string) ([]*Entry, error) {
+	active, err := s.store.FindActiveEntries(ctx, repo, prNumber)
+	if err != nil {
+		return nil, fmt.Errorf("failed to find entries of #%d: %w", prNumber, err)
+	}
+	out := []*Entry{}
+	for _, e := range active {
+		q, err := s.store.GetQueueByID(ctx, e.QueueID)
+		if err != nil {
+			return out, fmt.Errorf("failed to load queue %d: %w", e.QueueID, err)
+		}
+		c, err := s.cancel(ctx, q, prNumber, reason, detail)
+		if errors.Is(err, ErrNotActive) {
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// ActiveEntries returns a PR's active entries in every queue of the repository.
+func (s *Service) ActiveEntries(ctx context.Context, repo Repo, prNumber int) ([]*Entry, error) {
+	return s.store.FindActiveEntries(ctx, repo, prNumber)
+}
+
+// GetSubmitted returns a PR's entry in a queue, active or ended (ErrNotFound
+// if the queue is unknown or the PR was never submitted to it).
+func (s *Service) GetSubmitted(ctx context.Context, key QueueKey, prNumber int) (*SubmittedPR, error) {
+	q, entries, err := s.GetQueue(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	e, err := s.store.GetEntry(ctx, q.ID, prNumber)
+	if err != nil {
+		return nil, fmt.Errorf("failed to load #%d in %s: %w", prNumber, key, err)
+	}
+	out := &SubmittedPR{Entry: e, TestRunID: e.RunID, IsCurrentlySubmitted: e.Active()}
+	for i, o := range entries {
+		if o.ID == e.ID {
+			out.QueuePosition = i + 1
+		}
+	}
+	out.Readiness = Readiness{
+		RequiresImpactedTargets: q.Settings.Mode == ModeParallel,
+		DoesBaseBranchMatch:     e.PR.BaseBranch == q.Key.Branch,
+		GitHubMergeability:      mergeability(e.PR),
+	}
+	return out, nil
+}
+
+func mergeability(f PRFacts) string {
+	switch {
+	case f.ReadAt.IsZero():
+		return "unspecified"
+	case f.MergeableState == "dirty" || (f.Mergeable != nil && !*f.Mergeable):
+		return "not_mergeable"
+	case f.Mergeable == nil && (f.MergeableState == "" || f.MergeableState == "unknown"):
+		return "in_progress"
+	default:
+		return "mergeable"
+	}
+}
+
+// OnPullRequest records new facts about a PR in every queue where it is
+// active, and wakes those queues.
+func (s *Service) OnPullRequest(ctx context.Context, repo Repo, pr PullRequest) error {
+	active, err := s.store.FindActiveEntries(ctx, repo, pr.Number)
+	if err != nil {
+		return fmt.Errorf("failed to find entries of #%d: %w", pr.Number, err)
+	}
+	if pr.ReadAt.IsZero() {
+		pr.ReadAt = s.now()
+	}
+	for _, e := range active {
+		if err := s.applyFacts(ctx, e.QueueID, e.ID, pr.PRFacts); err != nil {
+			return err
+		}
+		s.opts.Wake(e.QueueID)
+	}
+	return nil
+}
+
+// OnCheck records a status or check run and wakes the queues testing that
+// commit.
+func (s *Service) OnCheck(ctx context.Context, repo Repo, c CheckResult) error {
+	if c.UpdatedAt.IsZero() {
+		c.UpdatedAt = s.now()
+	}
+	if err := s.store.RecordCheck(ctx, repo, c); err != nil {
+		return fmt.Errorf("failed to record check %s on %s: %w", c.Name, short(c.SHA), err)
+	}
+	runs, err := s.store.FindRunsBySHA(ctx, repo, c.SHA)
+	if err != nil {
+		return fmt.Errorf("failed to find runs of %s: %w", short(c.SHA), err)
+	}
+	for _, r := range runs {
+		s.opts.Wake(r.QueueID)
+	}
+	return nil
+}
+
+// OnPush wakes the queues whose target branch moved.
+func (s *Service) OnPush(ctx context.Context, repo Repo, branch, sha string) error {
+	q, err := s.store.GetQueue(ctx, QueueKey{Repo: repo, Branch: branch})
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("failed to look up queue for %s: %w", branch, err)
+	}
+	s.opts.Wake(q.ID)
+	return nil
+}

@@ -1,0 +1,231 @@
+package queue
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+// builder makes snapshots for engine tests.
+type builder struct{ s *Snapshot }
+
+func newSnap(concurrency int) *builder {
+	st := DefaultSettings()
+	st.Concurrency = concurrency
+	st.RequiredStatuses = []string{"ci"}
+	q := &Queue{ID: 1, Key: QueueKey{Repo: Repo{Host: "github.com", Owner: "o", Name: "r"}, Branch: "main"}, State: QueueRunning, Settings: st}
+	return &builder{s: &Snapshot{Queue: q, TargetHead: "H0", Checks: map[string][]CheckResult{}}}
+}
+
+func openFacts(n int) PRFacts {
+	return PRFacts{HeadSHA: fmt.Sprintf("sha%d", n), BaseBranch: "main", Open: true, MergeableState: "clean", ReadAt: t0}
+}
+
+// entry adds an entry for PR n in state st with sequence n.
+func (b *builder) entry(n int, st EntryState) *Entry {
+	e := &Entry{ID: fmt.Sprintf("e%d", n), QueueID: 1, PRNumber: n, PRSHA: fmt.Sprintf("sha%d", n), PR: openFacts(n),
+		State: st, PriorityValue: DefaultPriority, Seq: int64(n), SubmittedAt: t0}
+	b.s.Entries = append(b.s.Entries, e)
+	return e
+}
+
+// run attaches a run to entry e built on base with the given ahead entries.
+func (b *builder) run(e *Entry, status RunStatus, base string, ahead ...string) *TestRun {
+	r := &TestRun{ID: "r-" + e.ID, QueueID: 1, EntryIDs: []string{e.ID}, PRNumbers: []int{e.PRNumber}, Ahead: ahead, BaseSHA: base,
+		SHA: "t-" + e.ID, Branch: "mq-merge/x", RequiredChecks: []string{"ci"}, Status: status, StartedAt: t0}
+	e.RunID = r.ID
+	b.s.Runs = append(b.s.Runs, r)
+	return r
+}
+
+func (b *builder) check(sha string, st CheckState) {
+	b.s.Checks[sha] = append(b.s.Checks[sha], CheckResult{SHA: sha, Name: "ci", State: st, Raw: string(st)})
+}
+
+func TestNext(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func(b *builder)
+		now   time.Time
+		want  Action
+	}{
+		{"empty queue is settled", func(b *builder) {}, t0, nil},
+		{"ready entry is admitted", func(b *builder) { b.entry(1, StateNotReady) }, t0,
+			Transition{EntryID: "e1", To: StatePending, Reason: ReasonAdmitted, Detail: "admitted to the queue"}},
+		{"paused queue admits nothing", func(b *builder) {
+			b.s.Queue.State = QueuePaused
+			e := b.entry(1, StateNotReady)
+			e.StateReasonDetail = "the queue is paused"
+		}, t0, nil},
+		{"conflicting PR stays not_ready with a reason", func(b *builder) {
+			e := b.entry(1, StateNotReady)
+			e.PR.MergeableState = "dirty"
+		}, t0, Transition{EntryID: "e1", To: StateNotReady, Detail: "the pull request conflicts with main"}},
+		{"first pending entry starts on the target head", func(b *builder) { b.entry(1, StatePending) }, t0,
+			StartRun{Unit: []string{"e1"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1"}}},
+		{"second entry builds on the first run", func(b *builder) {
+			e1 := b.entry(1, StateTesting)
+			b.run(e1, RunInProgress, "H0")
+			b.entry(2, StatePending)
+		}, t0, StartRun{Unit: []string{"e2"}, Ahead: []string{"e1"}, BaseSHA: "H0", From: "t-e1", Merge: []string{"e2"}}},
+		{"concurrency bounds runs in progress", func(b *builder) {
+			b.s.Queue.Settings.Concurrency = 1
+			e1 := b.entry(1, StateTesting)
+			b.run(e1, RunInProgress, "H0")
+			b.entry(2, StatePending)
+		}, t0, nil},
+		{"passing checks finish the run", func(b *builder) {
+			e1 := b.entry(1, StateTesting)
+			b.run(e1, RunInProgress, "H0")
+			b.check("t-e1", CheckSuccess)
+		}, t0, FinishRun{RunID: "r-e1", Status: RunSucceeded, Detail: "all required checks passed"}},
+		{"missing required check never passes", func(b *builder) {
+			e1 := b.entry(1, StateTesting)
+			b.run(e1, RunInProgress, "H0")
+			b.s.Checks["t-e1"] = []CheckResult{{SHA: "t-e1", Name: "other", State: CheckSuccess}}
+		}, t0, nil},
+		{"timeout fails the run", func(b *builder) {
+			e1 := b.entry(1, StateTesting)
+			b.run(e1, RunInProgress, "H0")
+		}, t0.Add(61 * time.Minute), FinishRun{RunID: "r-e1", Status: RunFailed, Reason: ReasonTestTimeout, Detail: "tests did not finish within 60 minutes"}},
+		{"passed head of chain merges", func(b *builder) {
+			e1 := b.entry(1, StateTestsPassed)
+			b.run(e1, RunSucceeded, "H0")
+		}, t0, Merge{EntryID: "e1", RunID: "r-e1", Before: "H0"}},
+		{"paused queue does not merge", func(b *builder) {
+			b.s.Queue.State = QueuePaused
+			e1 := b.entry(1, StateTestsPassed)
+			b.run(e1, RunSucceeded, "H0")
+		}, t0, nil},
+		{"passed second entry waits for the first", func(b *builder) {
+			e1 := b.entry(1, StateTesting)
+			b.run(e1, RunInProgress, "H0")
+			e2 := b.entry(2, StateTestsPassed)
+			b.run(e2, RunSucceeded, "H0", "e1")
+		}, t0, nil},
+		{"failure behind an undecided entry waits", func(b *builder) {
+			e1 := b.entry(1, StateTesting)
+			b.run(e1, RunInProgress, "H0")
+			e2 := b.entry(2, StateTesting)
+			r := b.run(e2, RunFailed, "H0", "e1")
+			r.FailureReason = ReasonTestsFailed
+		}, t0, Transition{EntryID: "e2", To: StatePendingFailure, Reason: ReasonTestsFailed,
+			Detail: "tests failed; waiting for #1 ahead to decide whether it caused the failure"}},
+		{"failure at the head of the chain is the culprit", func(b *builder) {
+			e1 := b.entry(1, StateTesting)
+			r := b.run(e1, RunFailed, "H0")
+			r.FailureReason, r.FailureDetail = ReasonTestsFailed, "ci failed"
+		}, t0, Transition{EntryID: "e1", To: StateFailed, Reason: ReasonTestsFailed, Detail: "ci failed", ClearRun: true}},
+		{"run built on a removed entry restarts", func(b *builder) {
+			e2 := b.entry(2, StateTesting)
+			b.run(e2, RunInProgress, "H0", "e1")
+		}, t0, Transition{EntryID: "e2", To: StatePending, Reason: ReasonRestartedDependencyRemoved,
+			Detail: "the pull requests ahead of it changed; testing again", ClearRun: true}},
+		{"external push restarts runs", func(b *builder) {
+			b.s.TargetHead = "X"
+			e1 := b.entry(1, StateTesting)
+			b.run(e1, RunInProgress, "H0")
+		}, t0, Transition{EntryID: "e1", To: StatePending, Reason: ReasonRestartedBaseMoved,
+			Detail: "the target branch moved outside the queue; testing again", ClearRun: true}},
+		{"queue merges keep runs valid", func(b *builder) {
+			b.s.TargetHead = "H1"
+			b.s.Merges = []MergeRecord{{EntryID: "e1", Before: "H0", After: "H1"}}
+			e2 := b.entry(2, StateTestsPassed)
+			b.run(e2, RunSucceeded, "H0", "e1")
+		}, t0, Merge{EntryID: "e2", RunID: "r-e2", Before: "H1"}},
+		{"force-push cancels", func(b *builder) {
+			e1 := b.entry(1, StateTesting)
+			b.run(e1, RunInProgress, "H0")
+			e1.PR.HeadSHA = "new"
+		}, t0, Transition{EntryID: "e1", To: StateCancelled, Reason: ReasonPRPushed,
+			Detail: "new commits were pushed (head new, submitted sha1); submit again to test them", ClearRun: true}},
+		{"merged outside the queue", func(b *builder) {
+			e1 := b.entry(1, StatePending)
+			e1.PR.Merged, e1.PR.Open = true, false
+		}, t0, Transition{EntryID: "e1", To: StateMerged, Reason: ReasonMergedManually,
+			Detail: "the pull request was merged outside the queue", ClearRun: true}},
+		{"merge intent is resolved first", func(b *builder) {
+			e1 := b.entry(1, StateTestsPassed)
+			b.run(e1, RunSucceeded, "H0")
+			e1.MergeIntent = true
+			b.s.TargetHead = "M1"
+		}, t0, ResolveMerge{EntryID: "e1", RunID: "r-e1", Before: "H0"}},
+		{"blocked entry waits for its blocker", func(b *builder) {
+			e1 := b.entry(1, StateTesting)
+			b.run(e1, RunInProgress, "H0")
+			e2 := b.entry(2, StatePending)
+			e2.BlockedBy = "e1"
+		}, t0, nil},
+		{"urgent entry goes first", func(b *builder) {
+			b.entry(1, StatePending)
+			e2 := b.entry(2, StatePending)
+			e2.PriorityValue = PriorityUrgent
+		}, t0, StartRun{Unit: []string{"e2"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e2"}}},
+		{"not-ready timeout cancels", func(b *builder) {
+			b.s.Queue.Settings.NotReadyTimeoutHours = 1
+			e := b.entry(1, StateNotReady)
+			e.PR.Draft = true
+		}, t0.Add(2 * time.Hour), Transition{EntryID: "e1", To: StateCancelled, Reason: ReasonPRDraft,
+			Detail: "the pull request was converted to a draft", ClearRun: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newSnap(2)
+			tc.build(b)
+			got, _ := Next(b.s, tc.now)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Next() =\n  %#v\nwant\n  %#v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParsePriority(t *testing.T) {
+	tests := []struct {
+		in      string
+		value   int
+		name    string
+		def     bool
+		wantErr bool
+	}{
+		{"", 100, "medium", true, false},
+		{"URGENT", 0, "urgent", false, false},
+		{"high", 10, "high", false, false},
+		{"7", 7, "high", false, false},
+		{"150", 150, "low", false, false},
+		{"256", 0, "", false, true},
+		{"-1", 0, "", false, true},
+		{"soon", 0, "", false, true},
+	}
+	for _, tc := range tests {
+		v, n, d, err := ParsePriority(tc.in)
+		if (err != nil) != tc.wantErr || v != tc.value || n != tc.name || d != tc.def {
+			t.Errorf("ParsePriority(%q) = %d, %q, %v, %v", tc.in, v, n, d, err)
+		}
+	}
+}
+
+func TestEvaluateChecks(t *testing.T) {
+	res := func(name string, st CheckState) CheckResult { return CheckResult{Name: name, State: st, Raw: string(st)} }
+	tests := []struct {
+		name     string
+		required []string
+		results  []CheckResult
+		want     RunStatus
+	}{
+		{"none required passes", []string{}, nil, RunSucceeded},
+		{"missing is pending", []string{"a"}, nil, RunInProgress},
+		{"all pass", []string{"a", "b"}, []CheckResult{res("a", CheckSuccess), res("b", CheckSuccess)}, RunSucceeded},
+		{"one fails", []string{"a", "b"}, []CheckResult{res("a", CheckPending), res("b", CheckFailure)}, RunFailed},
+		{"status and check run of the same name both must pass", []string{"a"}, []CheckResult{res("a", CheckSuccess), res("a", CheckPending)}, RunInProgress},
+		{"unrequired failure ignored", []string{"a"}, []CheckResult{res("a", CheckSuccess), res("z", CheckFailure)}, RunSucceeded},
+	}
+	for _, tc := range tests {
+		if got, _ := EvaluateChecks(tc.required, tc.results); got != tc.want {
+			t.Errorf("%s: got %s want %s", tc.name, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,54 @@
+package queue
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrNotActive: the PR has no active entry in the queue.
+var ErrNotActive = errors.New("pull request is not active in the queue")
+
+// InputError is a request the queue refuses as invalid (HTTP 400, or a
+// polite reply to a command). Its message is safe to show to users.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// Inputf builds an *InputError.
+func Inputf(format string, args ...any) error { return &InputError{Msg: fmt.Sprintf(format, args...)} }
+
+// SubmitRequest puts a PR into a queue (or updates its active entry).
+type SubmitRequest struct {
+	Key      QueueKey
+	PRNumber int
+	// Priority is a name ("urgent", "high", "medium", "low", any case) or a
+	// number 0–255 as a string; "" means the default (medium).
+	Priority  string
+	NoBatch   bool
+	Direct    bool   // skip the readiness wait (admin only; checked by the caller)
+	Submitter string // GitHub login; "" = the PR author
+	Source    string // "comment", "label" or "api"
+}
+
+// Readiness explains what an entry waits for before admission (SPEC §7).
+type Readiness struct {
+	HasImpactedTargets      bool
+	RequiresImpactedTargets bool
+	DoesBaseBranchMatch     bool
+	// GitHubMergeability is "unspecified", "in_progress", "mergeable" or
+	// "not_mergeable".
+	GitHubMergeability string
+}
+
+// SubmittedPR is an entry as shown by getSubmittedPullRequest.
+type SubmittedPR struct {
+	Entry     *Entry
+	Readiness Readiness
+	// QueuePosition is the 1-based position among admitted entries (0 if
+	// not admitted or ended).
+	QueuePosition int
+	// TestRunID is the current test run's ID ("" if none).
+	TestRunID string
+	// IsCurrentlySubmitted is true while the entry is active.
+	IsCurrentlySubmitted bool
+}

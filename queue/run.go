@@ -1,0 +1,96 @@
+package queue
+
+import "time"
+
+// RunStatus is the status of a test run (SPEC §7 getMergeQueueTestingDetails).
+type RunStatus string
+
+const (
+	RunBuilding   RunStatus = "building" // intent recorded, branch not yet published
+	RunInProgress RunStatus = "in_progress"
+	RunSucceeded  RunStatus = "succeeded"
+	RunFailed     RunStatus = "failed"
+	RunCancelled  RunStatus = "cancelled"
+)
+
+// Decided reports whether the run's result is known.
+func (s RunStatus) Decided() bool {
+	return s == RunSucceeded || s == RunFailed || s == RunCancelled
+}
+
+// TestRun is one attempt to test a unit (one entry, or a batch) on its
+// predicted base: BaseSHA (the target head when built) plus the entries of
+// Ahead merged in order, plus the unit's own entries.
+type TestRun struct {
+	ID      string
+	QueueID int64
+	// EntryIDs are the entries the run tests (the unit), in queue order.
+	EntryIDs []string
+	// PRNumbers and PRSHAs parallel EntryIDs: what exactly was merged.
+	PRNumbers []int
+	PRSHAs    []string
+	// Ahead are the entries ahead whose changes the run's base includes.
+	Ahead []string
+	// BaseSHA is the target branch head the run was built on.
+	BaseSHA string
+	// Branch is the published test branch; SHA its commit (empty while building).
+	Branch string
+	SHA    string
+	// RequiredChecks are the check names that must pass, resolved at start.
+	RequiredChecks []string
+	Bisection      bool
+
+	Status RunStatus
+	// FailureReason/FailureDetail say why a failed run failed
+	// (tests_failed, test_timeout, no_required_statuses, …).
+	FailureReason Reason
+	FailureDetail string
+
+	CreatedAt  time.Time
+	StartedAt  time.Time // branch published
+	FinishedAt time.Time
+	// Closed is set once the run no longer matters to the queue (cancelled,
+	// or all its entries ended) and its branch has been deleted.
+	Closed bool
+}
+
+// CheckState is the normalised state of one status or check run.
+type CheckState string
+
+const (
+	CheckPending CheckState = "pending"
+	CheckSuccess CheckState = "success" // also neutral and skipped
+	CheckFailure CheckState = "failure" // failure, error, cancelled, timed_out, action_required, stale
+)
+
+// CheckKind tells a commit status from a check run.
+type CheckKind string
+
+const (
+	KindStatus   CheckKind = "status"
+	KindCheckRun CheckKind = "check_run"
+)
+
+// CheckResult is one commit status or check run reported on a commit.
+type CheckResult struct {
+	SHA   string
+	Kind  CheckKind
+	Name  string // status context or check run name
+	State CheckState
+	// Raw is GitHub's own value (e.g. "neutral", "timed_out", "error").
+	Raw       string
+	URL       string
+	UpdatedAt time.Time
+}
+
+// MergeRecord is one merge the queue made into a target branch: the branch
+// moved from Before to After by merging the entry's PR.
+type MergeRecord struct {
+	QueueID  int64
+	EntryID  string
+	PRNumber int
+	RunID    string
+	Before   string
+	After    string
+	At       time.Time
+}

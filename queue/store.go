@@ -1,0 +1,117 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrNotFound is returned by Store lookups that match nothing.
+var ErrNotFound = errors.New("not found")
+
+// ErrExists is returned when creating something that already exists.
+var ErrExists = errors.New("already exists")
+
+// Store is the durable state of every queue. Each method is atomic; WithTx
+// runs several in one transaction. Implementations must be safe for
+// concurrent use. Timestamps are stored with at least millisecond precision
+// and returned in UTC.
+type Store interface {
+	// WithTx runs fn in one write transaction; fn's store sees its own writes.
+	// If fn returns an error, nothing it wrote is kept.
+	WithTx(ctx context.Context, fn func(tx Store) error) error
+
+	// CreateQueue stores q and sets q.ID; ErrExists if the key is taken.
+	CreateQueue(ctx context.Context, q *Queue) error
+	// GetQueue finds a queue by key; ErrNotFound if absent.
+	GetQueue(ctx context.Context, key QueueKey) (*Queue, error)
+	GetQueueByID(ctx context.Context, id int64) (*Queue, error)
+	// ListQueues returns every queue, ordered by ID.
+	ListQueues(ctx context.Context) ([]*Queue, error)
+	// UpdateQueue saves q's state, settings, NextSeq and PausedReason.
+	UpdateQueue(ctx context.Context, q *Queue) error
+	// DeleteQueue removes a queue with its entries, runs and merge records.
+	// Deleting an absent queue is not an error.
+	DeleteQueue(ctx context.Context, id int64) error
+
+	// SaveEntry inserts or replaces an entry by ID. (QueueID, PRNumber) is
+	// unique: saving a second entry with another ID for them is an error.
+	SaveEntry(ctx context.Context, e *Entry) error
+	// GetEntry returns the entry of a PR in a queue, active or not.
+	GetEntry(ctx context.Context, queueID int64, prNumber int) (*Entry, error)
+	GetEntryByID(ctx context.Context, id string) (*Entry, error)
+	// ListActiveEntries returns the queue's non-terminal entries, ordered by
+	// (PriorityValue, Seq, SubmittedAt).
+	ListActiveEntries(ctx context.Context, queueID int64) ([]*Entry, error)
+	// FindActiveEntries returns the active entries of a PR in every queue of
+	// the repository.
+	FindActiveEntries(ctx context.Context, repo Repo, prNumber int) ([]*Entry, error)
+
+	// SaveRun inserts or replaces a test run by ID.
+	SaveRun(ctx context.Context, r *TestRun) error
+	GetRun(ctx context.Context, id string) (*TestRun, error)
+	// ListOpenRuns returns the queue's runs that are not Closed, oldest first.
+	ListOpenRuns(ctx context.Context, queueID int64) ([]*TestRun, error)
+	// FindRunsBySHA returns the open runs, in any queue of repo, whose test
+	// commit is sha.
+	FindRunsBySHA(ctx context.Context, repo Repo, sha string) ([]*TestRun, error)
+
+	// RecordCheck inserts or replaces the result for (repo, SHA, Kind, Name);
+	// a result older (UpdatedAt) than the stored one is ignored.
+	RecordCheck(ctx context.Context, repo Repo, c CheckResult) error
+	// ListChecks returns every recorded result on a commit of repo.
+	ListChecks(ctx context.Context, repo Repo, sha string) ([]CheckResult, error)
+
+	// AddMerge appends to the queue's merge log.
+	AddMerge(ctx context.Context, m MergeRecord) error
+	// ListMerges returns the queue's merge log, oldest first, limited to the
+	// last `limit` records (0 = all).
+	ListMerges(ctx context.Context, queueID int64, limit int) ([]MergeRecord, error)
+}
+
+// Delivery is one GitHub webhook delivery, kept durably before it is
+// acknowledged and processed from the inbox afterwards.
+type Delivery struct {
+	ID         string // X-GitHub-Delivery
+	Event      string // X-GitHub-Event
+	Payload    []byte
+	ReceivedAt time.Time
+	// Attempts counts processing attempts; Done is set once processed
+	// (successfully or given up); Error holds the last failure.
+	Attempts int
+	Done     bool
+	Error    string
+}
+
+// Inbox is the durable store of webhook deliveries.
+type Inbox interface {
+	// PutDelivery stores d unless a delivery with its ID exists; it reports
+	// whether d was new.
+	PutDelivery(ctx context.Context, d Delivery) (bool, error)
+	// PendingDeliveries returns up to limit deliveries not yet Done, oldest first.
+	PendingDeliveries(ctx context.Context, limit int) ([]Delivery, error)
+	// FinishDelivery records an attempt; done marks it processed.
+	FinishDelivery(ctx context.Context, id string, done bool, errText string) error
+}
+
+// APIToken is a REST API token. Only the SHA-256 hash of the secret is kept.
+type APIToken struct {
+	ID        string
+	Name      string
+	Hash      []byte   // SHA-256 of the secret
+	Repos     []string // "owner/name"; empty with Owners empty = every repo
+	Owners    []string
+	CreatedAt time.Time
+	ExpiresAt time.Time // zero = never
+	RevokedAt time.Time // zero = not revoked
+}
+
+// Tokens is the durable store of API tokens.
+type Tokens interface {
+	CreateToken(ctx context.Context, t APIToken) error
+	// TokenByHash finds a token by the hash of its secret (ErrNotFound).
+	TokenByHash(ctx context.Context, hash []byte) (*APIToken, error)
+	ListTokens(ctx context.Context) ([]APIToken, error)
+	// RevokeToken marks the token with this ID or name revoked (ErrNotFound).
+	RevokeToken(ctx context.Context, idOrName string, at time.Time) error
+}

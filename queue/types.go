@@ -1,0 +1,174 @@
+package queue
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Repo identifies a repository on a GitHub host.
+type Repo struct {
+	Host  string // e.g. "github.com"
+	Owner string
+	Name  string
+}
+
+// FullName is "owner/name".
+func (r Repo) FullName() string { return r.Owner + "/" + r.Name }
+
+func (r Repo) String() string { return r.Host + "/" + r.Owner + "/" + r.Name }
+
+// QueueKey identifies a queue: one target branch of one repository.
+type QueueKey struct {
+	Repo   Repo
+	Branch string
+}
+
+func (k QueueKey) String() string { return k.Repo.String() + ":" + k.Branch }
+
+// QueueState is the state of a queue (SPEC §4). Lower-case wire values.
+type QueueState string
+
+const (
+	QueueRunning        QueueState = "running"
+	QueuePaused         QueueState = "paused"
+	QueueDraining       QueueState = "draining"
+	QueueSwitchingModes QueueState = "switching_modes"
+)
+
+// Mode is the queue's testing mode.
+type Mode string
+
+const (
+	ModeSingle   Mode = "single"
+	ModeParallel Mode = "parallel"
+)
+
+// MergeMethod is the git strategy used to merge a PR into the target branch.
+type MergeMethod string
+
+const (
+	MergeCommit MergeMethod = "merge_commit"
+	Squash      MergeMethod = "squash"
+	Rebase      MergeMethod = "rebase"
+)
+
+// DirectMergeMode controls whether an up-to-date PR may skip the test run.
+type DirectMergeMode string
+
+const (
+	DirectMergeOff    DirectMergeMode = "off"
+	DirectMergeAlways DirectMergeMode = "always"
+)
+
+// OptimizationMode controls bisection optimisations.
+type OptimizationMode string
+
+const (
+	OptimizationOff                OptimizationMode = "off"
+	OptimizationBisectionSkipTests OptimizationMode = "bisection_skip_redundant_tests"
+)
+
+// ParseEnum matches s case-insensitively against allowed and returns the
+// canonical (lower-case) value, or an error naming the allowed values.
+func ParseEnum[T ~string](field, s string, allowed ...T) (T, error) {
+	for _, a := range allowed {
+		if strings.EqualFold(s, string(a)) {
+			return a, nil
+		}
+	}
+	names := make([]string, len(allowed))
+	for i, a := range allowed {
+		names[i] = string(a)
+	}
+	var zero T
+	return zero, fmt.Errorf("%s: %q is not one of %s", field, s, strings.Join(names, ", "))
+}
+
+// Settings are a queue's configuration (seed §2.3 plus SPEC §7 extensions).
+type Settings struct {
+	Mode                        Mode
+	Concurrency                 int
+	TestingTimeoutMinutes       int
+	CanOptimisticallyMerge      bool
+	PendingFailureDepth         int
+	Batch                       bool
+	BatchingMaxWaitTimeMinutes  int
+	BatchingMinSize             int
+	BatchingMaxSize             int // 0 = follows BatchingMinSize
+	CreatePrsForTestingBranches bool
+	CommentsEnabled             bool
+	CommandsEnabled             bool
+	StatusCheckEnabled          bool
+	BisectionConcurrency        int // 0 = follows Concurrency until set explicitly
+	// RequiredStatuses: nil = use branch protection; empty = explicitly none.
+	RequiredStatuses     []string
+	DirectMergeMode      DirectMergeMode
+	OptimizationMode     OptimizationMode
+	MergeMethod          MergeMethod
+	EnqueueingLabel      string
+	LabelCommandsEnabled bool
+	StateLabelsEnabled   bool
+	ExtensionEnabled     bool
+	NotReadyTimeoutHours int
+}
+
+// DefaultSettings are the settings of a new queue (SPEC §7).
+func DefaultSettings() Settings {
+	return Settings{
+		Mode:                       ModeSingle,
+		Concurrency:                1,
+		TestingTimeoutMinutes:      60,
+		BatchingMaxWaitTimeMinutes: 5,
+		BatchingMinSize:            4,
+		CommentsEnabled:            true,
+		CommandsEnabled:            true,
+		StatusCheckEnabled:         true,
+		DirectMergeMode:            DirectMergeOff,
+		OptimizationMode:           OptimizationOff,
+		MergeMethod:                Squash,
+		EnqueueingLabel:            "merge-queue",
+		LabelCommandsEnabled:       true,
+		ExtensionEnabled:           true,
+	}
+}
+
+// EffectiveBisectionConcurrency is BisectionConcurrency, or Concurrency when unset.
+func (s Settings) EffectiveBisectionConcurrency() int {
+	if s.BisectionConcurrency > 0 {
+		return s.BisectionConcurrency
+	}
+	return s.Concurrency
+}
+
+// EffectiveBatchingMaxSize is BatchingMaxSize, or BatchingMinSize when unset.
+func (s Settings) EffectiveBatchingMaxSize() int {
+	if s.BatchingMaxSize > 0 {
+		return s.BatchingMaxSize
+	}
+	return s.BatchingMinSize
+}
+
+// Queue is one merge queue and its durable state.
+type Queue struct {
+	ID        int64
+	Key       QueueKey
+	State     QueueState
+	Settings  Settings
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	// NextSeq orders admissions: each admitted entry takes the next value.
+	NextSeq int64
+	// PausedReason explains a pause the queue decided itself (e.g. a landed
+	// tree that differs from the tested tree); empty when paused by a user.
+	PausedReason string
+}
+
+// Admits reports whether the queue admits new entries (SPEC §4).
+func (q *Queue) Admits() bool { return q.State == QueueRunning }
+
+// StartsRuns reports whether the queue starts new test runs.
+func (q *Queue) StartsRuns() bool { return q.State == QueueRunning || q.State == QueueDraining }
+
+// Merges reports whether the queue merges entries whose tests passed.
+func (q *Queue) Merges() bool { return q.State != QueuePaused }

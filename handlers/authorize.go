@@ -1,0 +1,54 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// Access is a permission level a command needs.
+type Access int
+
+const (
+	// AccessWrite: GitHub permission admin, maintain or write.
+	AccessWrite Access = iota + 1
+	// AccessAdmin: GitHub permission admin.
+	AccessAdmin
+)
+
+func (a Access) String() string {
+	if a == AccessAdmin {
+		return "admin"
+	}
+	return "write"
+}
+
+// requiredAccess is the level a command needs: write for every command
+// (replies are comments, so even help and status are not open to everyone),
+// admin for `merge --direct` and the urgent priority.
+func requiredAccess(c Command) Access {
+	if c.Kind == CmdMerge && (c.Direct || c.Urgent()) {
+		return AccessAdmin
+	}
+	return AccessWrite
+}
+
+// authorize is the one place that decides whether login may do something
+// that needs level on repo. It asks GitHub's permission API at call time
+// (never trusting author_association). It returns false with no error when
+// the user lacks the level; an error means GitHub could not be asked.
+func authorize(ctx context.Context, gh GitHub, repo queue.Repo, login string, level Access) (bool, error) {
+	perm, err := gh.Permission(ctx, repo, login)
+	if err != nil {
+		return false, fmt.Errorf("failed to read permission of %s on %s: %w", login, repo.FullName(), err)
+	}
+	switch perm {
+	case "admin":
+		return true, nil
+	case "maintain", "write":
+		return level == AccessWrite, nil
+	default:
+		return false, nil
+	}
+}

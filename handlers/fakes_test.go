@@ -1,0 +1,245 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// examplesDir holds GitHub's example payloads (/work/shared in this layout).
+const examplesDir = "../../shared/github-webhook-examples"
+
+// loadExample reads an example payload, e.g. "push/payload.json".
+func loadExample(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(examplesDir, name))
+	if err != nil {
+		t.Fatalf("failed to read example payload: %v", err)
+	}
+	return b
+}
+
+// patchJSON decodes payload, lets edit change it, and encodes it again.
+func patchJSON(t testing.TB, payload []byte, edit func(m map[string]any)) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(payload, &m); err != nil {
+		t.Fatalf("failed to decode payload: %v", err)
+	}
+	edit(m)
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatalf("failed to encode payload: %v", err)
+	}
+	return b
+}
+
+// obj returns m[key] as an object, for patchJSON edits.
+func obj(m map[string]any, key string) map[string]any { return m[key].(map[string]any) }
+
+// fakeService records every call of the Service interface.
+type fakeService struct {
+	mu sync.Mutex
+
+	queues   map[queue.QueueKey]*queue.Queue
+	byID     map[int64]*queue.Queue
+	active   []*queue.Entry // returned by ActiveEntries and CancelPR
+	err      error          // returned by every write
+	submitEr error          // returned by Submit (wins over err)
+
+	calls     []string
+	submits   []queue.SubmitRequest
+	cancels   []cancelCall
+	prs       []queue.PullRequest
+	checks    []queue.CheckResult
+	pushes    []pushCall
+	getQueues int
+}
+
+type cancelCall struct {
+	Repo   queue.Repo
+	PR     int
+	Reason queue.Reason
+	Detail string
+}
+
+type pushCall struct {
+	Repo   queue.Repo
+	Branch string
+	SHA    string
+}
+
+func newFakeService() *fakeService {
+	return &fakeService{queues: map[queue.QueueKey]*queue.Queue{}, byID: map[int64]*queue.Queue{}}
+}
+
+// addQueue registers a queue with settings.
+func (f *fakeService) addQueue(key queue.QueueKey, s queue.Settings) *queue.Queue {
+	q := &queue.Queue{ID: int64(len(f.byID) + 1), Key: key, State: queue.QueueRunning, Settings: s}
+	f.queues[key] = q
+	f.byID[q.ID] = q
+	return q
+}
+
+func (f *fakeService) record(call string) {
+	f.calls = append(f.calls, call)
+}
+
+func (f *fakeService) GetQueue(_ context.Context, key queue.QueueKey) (*queue.Queue, []*queue.Entry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.getQueues++
+	q, ok := f.queues[key]
+	if !ok {
+		return nil, nil, fmt.Errorf("queue %s: %w", key, queue.ErrNotFound)
+	}
+	return q, nil, nil
+}
+
+func (f *fakeService) Submit(_ context.Context, req queue.SubmitRequest) (*queue.Entry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("Submit")
+	if f.submitEr != nil {
+		return nil, f.submitEr
+	}
+	if f.err != nil {
+		return nil, f.err
+	}
+	f.submits = append(f.submits, req)
+	return &queue.Entry{PRNumber: req.PRNumber, State: queue.StateNotReady}, nil
+}
+
+func (f *fakeService) CancelPR(_ context.Context, repo queue.Repo, pr int, reason queue.Reason, detail string) ([]*queue.Entry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("CancelPR")
+	if f.err != nil {
+		return nil, f.err
+	}
+	f.cancels = append(f.cancels, cancelCall{repo, pr, reason, detail})
+	return slices.Clone(f.active), nil
+}
+
+func (f *fakeService) ActiveEntries(_ context.Context, _ queue.Repo, _ int) ([]*queue.Entry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("ActiveEntries")
+	return slices.Clone(f.active), f.err
+}
+
+func (f *fakeService) QueueByID(_ context.Context, id int64) (*queue.Queue, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	q, ok := f.byID[id]
+	if !ok {
+		return nil, queue.ErrNotFound
+	}
+	return q, nil
+}
+
+func (f *fakeService) OnPullRequest(_ context.Context, _ queue.Repo, pr queue.PullRequest) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("OnPullRequest")
+	if f.err != nil {
+		return f.err
+	}
+	f.prs = append(f.prs, pr)
+	return nil
+}
+
+func (f *fakeService) OnCheck(_ context.Context, _ queue.Repo, c queue.CheckResult) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("OnCheck")
+	if f.err != nil {
+		return f.err
+	}
+	f.checks = append(f.checks, c)
+	return nil
+}
+
+func (f *fakeService) OnPush(_ context.Context, repo queue.Repo, branch, sha string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("OnPush")
+	if f.err != nil {
+		return f.err
+	}
+	f.pushes = append(f.pushes, pushCall{repo, branch, sha})
+	return nil
+}
+
+// fakeGitHub records the GitHub calls handlers make.
+type fakeGitHub struct {
+	mu sync.Mutex
+
+	perms   map[string]string // login → permission ("none" if absent)
+	permErr error
+	prs     map[int]*queue.PullRequest
+
+	permCalls int
+	reactions []reaction
+	comments  []comment
+}
+
+type reaction struct {
+	CommentID int64
+	Content   string
+}
+
+type comment struct {
+	Number int
+	ID     int64
+	Body   string
+}
+
+func newFakeGitHub() *fakeGitHub {
+	return &fakeGitHub{perms: map[string]string{}, prs: map[int]*queue.PullRequest{}}
+}
+
+func (f *fakeGitHub) GetPullRequest(_ context.Context, _ queue.Repo, number int) (*queue.PullRequest, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	pr, ok := f.prs[number]
+	if !ok {
+		return nil, fmt.Errorf("pull #%d: %w", number, queue.ErrPRNotFound)
+	}
+	cp := *pr
+	return &cp, nil
+}
+
+func (f *fakeGitHub) Permission(_ context.Context, _ queue.Repo, user string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.permCalls++
+	if f.permErr != nil {
+		return "", f.permErr
+	}
+	if p, ok := f.perms[user]; ok {
+		return p, nil
+	}
+	return "none", nil
+}
+
+func (f *fakeGitHub) UpsertComment(_ context.Context, _ queue.Repo, number int, id int64, body string) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.comments = append(f.comments, comment{number, id, body})
+	return int64(len(f.comments)), nil
+}
+
+func (f *fakeGitHub) AddReaction(_ context.Context, _ queue.Repo, commentID int64, content string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reactions = append(f.reactions, reaction{commentID, content})
+	return nil
+}

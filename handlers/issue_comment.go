@@ -1,0 +1,189 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/palantir/go-githubapp/githubapp"
+	"github.com/rs/zerolog"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// IssueCommentHandler runs commands from new PR comments. It ignores edited
+// and deleted comments, comments on issues, comments without a command line
+// and the bot's own comments, and stays silent when the queue of the PR's
+// base branch has commands disabled. The commenter is authorised through
+// GitHub at command time; a refused command changes nothing and gets a
+// short reply. An accepted one gets a "+1" reaction, then acts.
+type IssueCommentHandler struct{ deps }
+
+var _ githubapp.EventHandler = (*IssueCommentHandler)(nil)
+
+// NewIssueCommentHandler builds the issue_comment handler.
+func NewIssueCommentHandler(cfg Config, svc Service, gh GitHub) *IssueCommentHandler {
+	return &IssueCommentHandler{newDeps(cfg, svc, gh)}
+}
+
+// Handles implements githubapp.EventHandler.
+func (h *IssueCommentHandler) Handles() []string { return []string{"issue_comment"} }
+
+// commandCall is one command to run, with where it came from.
+type commandCall struct {
+	cmd       Command
+	repo      queue.Repo
+	number    int
+	commentID int64
+	login     string
+}
+
+// Handle implements githubapp.EventHandler.
+func (h *IssueCommentHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
+	var ev struct {
+		ghEvent
+		Issue struct {
+			Number int `json:"number"`
+			// PullRequest is present only on pull requests' comments.
+			PullRequest *struct{} `json:"pull_request"`
+		} `json:"issue"`
+		Comment struct {
+			ID   int64  `json:"id"`
+			Body string `json:"body"`
+			User ghUser `json:"user"`
+		} `json:"comment"`
+	}
+	if err := decode(eventType, payload, &ev); err != nil {
+		return err
+	}
+	if ev.Action != "created" || ev.Issue.PullRequest == nil {
+		return nil
+	}
+	login := ev.Comment.User.Login
+	if login == "" {
+		login = ev.Sender.Login
+	}
+	if login == "" || h.cfg.isBot(login) || h.cfg.isBot(ev.Sender.Login) {
+		return nil
+	}
+	cmd, ok := ParseCommand(h.cfg.CommandPrefix, ev.Comment.Body)
+	if !ok {
+		return nil
+	}
+	repo, ghRepo, err := repoOf(h.cfg, ev.Repository)
+	if err != nil {
+		return err
+	}
+	number := ev.Issue.Number
+	ctx, log := githubapp.PreparePRContext(ctx, ev.installationID(), ghRepo, number)
+	ctx = log.With().Str("command", string(cmd.Kind)).Str("commenter", login).Logger().WithContext(ctx)
+	return h.run(ctx, commandCall{cmd: cmd, repo: repo, number: number,
+		commentID: ev.Comment.ID, login: login})
+}
+
+// run authorises and executes one command.
+func (h *IssueCommentHandler) run(ctx context.Context, c commandCall) error {
+	log := zerolog.Ctx(ctx)
+	pr, err := h.gh.GetPullRequest(ctx, c.repo, c.number)
+	if errors.Is(err, queue.ErrPRNotFound) {
+		log.Info().Msg("ignoring command on a pull request GitHub does not know")
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("failed to read pull request #%d: %w", c.number, err)
+	}
+	key := queue.QueueKey{Repo: c.repo, Branch: pr.BaseBranch}
+	settings, err := h.queueSettings(ctx, key)
+	if err != nil {
+		return fmt.Errorf("failed to read queue %s: %w", key, err)
+	}
+	if settings != nil && !settings.CommandsEnabled {
+		log.Info().Msg("ignoring command: commands are disabled for this queue")
+		return nil
+	}
+
+	level := requiredAccess(c.cmd)
+	allowed, err := authorize(ctx, h.gh, c.repo, c.login, level)
+	if err != nil {
+		return err
+	}
+	if !allowed {
+		log.Info().Stringer("needs", level).Msg("command refused: insufficient access")
+		h.reply(ctx, c.repo, c.number, refusalReply(c.login, h.cfg.CommandPrefix, c.cmd, level))
+		return nil
+	}
+	prefix := h.cfg.CommandPrefix
+	switch {
+	case c.cmd.Kind == CmdUnknown:
+		h.reply(ctx, c.repo, c.number, unknownCommandReply(c.login, prefix, c.cmd))
+		return nil
+	case c.cmd.Err != "":
+		h.reply(ctx, c.repo, c.number, badOptionsReply(c.login, prefix, c.cmd))
+		return nil
+	}
+	if err := h.gh.AddReaction(ctx, c.repo, c.commentID, "+1"); err != nil {
+		log.Warn().Err(err).Msg("failed to react to command comment")
+	}
+
+	switch c.cmd.Kind {
+	case CmdMerge:
+		return h.merge(ctx, c, key)
+	case CmdCancel:
+		return h.cancel(ctx, c)
+	case CmdRestart:
+		h.reply(ctx, c.repo, c.number, restartReply(c.login, prefix))
+	case CmdStatus:
+		return h.status(ctx, c)
+	case CmdHelp:
+		h.reply(ctx, c.repo, c.number, "@"+c.login+"\n\n"+usage(prefix))
+	}
+	return nil
+}
+
+func (h *IssueCommentHandler) merge(ctx context.Context, c commandCall, key queue.QueueKey) error {
+	_, err := h.svc.Submit(ctx, queue.SubmitRequest{
+		Key:       key,
+		PRNumber:  c.number,
+		Priority:  c.cmd.Priority,
+		NoBatch:   c.cmd.NoBatch,
+		Direct:    c.cmd.Direct,
+		Submitter: c.login,
+		Source:    "comment",
+	})
+	if err == nil {
+		return nil
+	}
+	if msg, ok := submitFailureReply(c.login, key, err); ok {
+		h.reply(ctx, c.repo, c.number, msg)
+		return nil
+	}
+	return fmt.Errorf("failed to submit pull request #%d to %s: %w", c.number, key, err)
+}
+
+func (h *IssueCommentHandler) cancel(ctx context.Context, c commandCall) error {
+	cancelled, err := h.svc.CancelPR(ctx, c.repo, c.number, queue.ReasonUserRequested, "cancelled by @"+c.login)
+	if err != nil {
+		return fmt.Errorf("failed to cancel pull request #%d: %w", c.number, err)
+	}
+	if len(cancelled) == 0 {
+		h.reply(ctx, c.repo, c.number, notQueuedReply(c.login))
+	}
+	return nil
+}
+
+func (h *IssueCommentHandler) status(ctx context.Context, c commandCall) error {
+	entries, err := h.svc.ActiveEntries(ctx, c.repo, c.number)
+	if err != nil {
+		return fmt.Errorf("failed to list entries of pull request #%d: %w", c.number, err)
+	}
+	lines := make([]queuedEntry, 0, len(entries))
+	for _, e := range entries {
+		q, err := h.svc.QueueByID(ctx, e.QueueID)
+		if err != nil {
+			return fmt.Errorf("failed to read queue %d: %w", e.QueueID, err)
+		}
+		lines = append(lines, queuedEntry{Branch: q.Key.Branch, Entry: e})
+	}
+	h.reply(ctx, c.repo, c.number, statusReply(c.login, lines))
+	return nil
+}

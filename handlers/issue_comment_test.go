@@ -1,0 +1,259 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+const exampleCommentID = 492700400
+
+// prComment is the issue_comment example turned into a comment on PR #1.
+func prComment(t *testing.T, file, login, body string) []byte {
+	return patchJSON(t, loadExample(t, "issue_comment/"+file), func(m map[string]any) {
+		obj(m, "issue")["pull_request"] = map[string]any{
+			"url": "https://api.github.com/repos/Codertocat/Hello-World/pulls/1",
+		}
+		c := obj(m, "comment")
+		c["body"] = body
+		obj(c, "user")["login"] = login
+		obj(m, "sender")["login"] = login
+	})
+}
+
+// commentWorld is a fake service and GitHub where PR #1 targets main, which
+// has a queue with default settings.
+func commentWorld() (*fakeService, *fakeGitHub) {
+	svc, gh := newFakeService(), newFakeGitHub()
+	svc.addQueue(queue.QueueKey{Repo: helloWorld, Branch: "main"}, queue.DefaultSettings())
+	gh.prs[1] = &queue.PullRequest{Number: 1, PRFacts: queue.PRFacts{BaseBranch: "main", Open: true}}
+	gh.perms = map[string]string{"reader": "read", "writer": "write", "maintainer": "maintain", "admin": "admin"}
+	return svc, gh
+}
+
+func TestCommandMerge(t *testing.T) {
+	t.Parallel()
+	main := queue.QueueKey{Repo: helloWorld, Branch: "main"}
+	tests := []struct {
+		name        string
+		login       string
+		body        string
+		submitErr   error
+		want        *queue.SubmitRequest
+		wantComment string
+	}{
+		{name: "writer merges", login: "writer", body: "/mq merge",
+			want: &queue.SubmitRequest{Key: main, PRNumber: 1, Submitter: "writer", Source: "comment"}},
+		{name: "priority and no-batch", login: "maintainer", body: "Ready.\n/mq merge -p high --no-batch",
+			want: &queue.SubmitRequest{Key: main, PRNumber: 1, Priority: "high", NoBatch: true, Submitter: "maintainer", Source: "comment"}},
+		{name: "reader refused", login: "reader", body: "/mq merge",
+			wantComment: "@reader you need write access to this repository to use `/mq merge`."},
+		{name: "stranger refused", login: "stranger", body: "/mq merge",
+			wantComment: "@stranger you need write access"},
+		{name: "direct needs admin", login: "writer", body: "/mq merge --direct",
+			wantComment: "@writer you need admin access to this repository to use `/mq merge --direct`."},
+		{name: "urgent needs admin", login: "maintainer", body: "/mq merge -p urgent",
+			wantComment: "@maintainer you need admin access to this repository to use the urgent priority."},
+		{name: "zero is urgent", login: "writer", body: "/mq merge --priority 0",
+			wantComment: "you need admin access"},
+		{name: "admin may do both", login: "admin", body: "/mq merge --direct -p urgent",
+			want: &queue.SubmitRequest{Key: main, PRNumber: 1, Priority: "urgent", Direct: true, Submitter: "admin", Source: "comment"}},
+		{name: "bad priority replies", login: "writer", body: "/mq merge -p soon",
+			wantComment: "unknown priority `soon`"},
+		{name: "no queue for branch", login: "writer", body: "/mq merge", submitErr: queue.ErrNotFound,
+			wantComment: "@writer there is no merge queue for branch `main`."},
+		{name: "input error shown", login: "writer", body: "/mq merge", submitErr: queue.Inputf("priority is invalid"),
+			wantComment: "could not submit this pull request: priority is invalid"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			svc, gh := commentWorld()
+			svc.submitEr = tt.submitErr
+			h := NewIssueCommentHandler(testConfig(), svc, gh)
+			if err := h.Handle(context.Background(), "issue_comment", "d", prComment(t, "created.payload.json", tt.login, tt.body)); err != nil {
+				t.Fatal(err)
+			}
+			if tt.want != nil {
+				if len(svc.submits) != 1 || svc.submits[0] != *tt.want {
+					t.Fatalf("submits %+v, want %+v", svc.submits, *tt.want)
+				}
+				if len(gh.reactions) != 1 || gh.reactions[0] != (reaction{exampleCommentID, "+1"}) {
+					t.Fatalf("reactions %+v, want +1 on the comment", gh.reactions)
+				}
+			} else if len(svc.submits) != 0 {
+				t.Fatalf("unexpected submits %+v", svc.submits)
+			}
+			assertComment(t, gh, tt.wantComment)
+		})
+	}
+}
+
+func TestCommandRefusalChangesNothing(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{"/mq merge", "/mq cancel", "/mq status", "/mq help", "/mq restart", "/mq frobnicate"} {
+		t.Run(body, func(t *testing.T) {
+			t.Parallel()
+			svc, gh := commentWorld()
+			h := NewIssueCommentHandler(testConfig(), svc, gh)
+			if err := h.Handle(context.Background(), "issue_comment", "d", prComment(t, "created.payload.json", "reader", body)); err != nil {
+				t.Fatal(err)
+			}
+			if len(svc.calls) != 0 || len(gh.reactions) != 0 {
+				t.Fatalf("service calls %v, reactions %v; want none", svc.calls, gh.reactions)
+			}
+			assertComment(t, gh, "@reader you need write access")
+		})
+	}
+}
+
+func TestCommandOthers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		body        string
+		active      []*queue.Entry
+		wantCalls   []string
+		wantCancel  bool
+		wantComment string
+	}{
+		{name: "cancel", body: "/mq cancel", active: []*queue.Entry{{QueueID: 1}},
+			wantCalls: []string{"CancelPR"}, wantCancel: true},
+		{name: "cancel with nothing active", body: "/mq cancel",
+			wantCalls: []string{"CancelPR"}, wantCancel: true, wantComment: "@writer this pull request is not in a merge queue."},
+		{name: "restart explains", body: "/mq restart",
+			wantComment: "use `/mq cancel` then `/mq merge`"},
+		{name: "status lists entries", body: "/mq status", wantCalls: []string{"ActiveEntries"},
+			active: []*queue.Entry{{QueueID: 1, State: queue.StatePendingFailure, StateReason: queue.ReasonTestsFailed,
+				StateReasonDetail: "ci/build failed", PriorityName: "medium", PriorityValue: 100}},
+			wantComment: "- `main`: **pending_failure** (tests_failed, priority medium/100): ci/build failed"},
+		{name: "status when not queued", body: "/mq status", wantCalls: []string{"ActiveEntries"},
+			wantComment: "not in a merge queue"},
+		{name: "help", body: "/mq help", wantComment: "/mq merge [-p|--priority <urgent|high|medium|low|0-255>] [--no-batch] [--direct]"},
+		{name: "unknown", body: "/mq frobnicate", wantComment: "@writer unknown command `/mq frobnicate`."},
+		{name: "extra arguments", body: "/mq cancel all", wantComment: "`cancel` takes no arguments"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			svc, gh := commentWorld()
+			svc.active = tt.active
+			h := NewIssueCommentHandler(testConfig(), svc, gh)
+			if err := h.Handle(context.Background(), "issue_comment", "d", prComment(t, "created.payload.json", "writer", tt.body)); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(svc.calls, ",") != strings.Join(tt.wantCalls, ",") {
+				t.Fatalf("service calls %v, want %v", svc.calls, tt.wantCalls)
+			}
+			if tt.wantCancel {
+				want := cancelCall{helloWorld, 1, queue.ReasonUserRequested, "cancelled by @writer"}
+				if len(svc.cancels) != 1 || svc.cancels[0] != want {
+					t.Fatalf("cancels %+v, want %+v", svc.cancels, want)
+				}
+			}
+			assertComment(t, gh, tt.wantComment)
+		})
+	}
+}
+
+func TestCommentsIgnored(t *testing.T) {
+	t.Parallel()
+	disabled := queue.DefaultSettings()
+	disabled.CommandsEnabled = false
+	tests := []struct {
+		name     string
+		payload  func(t *testing.T) []byte
+		settings *queue.Settings
+	}{
+		{"comment on an issue", func(t *testing.T) []byte {
+			return patchJSON(t, loadExample(t, "issue_comment/created.payload.json"), func(m map[string]any) {
+				obj(m, "comment")["body"] = "/mq merge"
+			})
+		}, nil},
+		{"edited comment", func(t *testing.T) []byte { return prComment(t, "edited.payload.json", "writer", "/mq merge") }, nil},
+		{"deleted comment", func(t *testing.T) []byte { return prComment(t, "deleted.payload.json", "writer", "/mq merge") }, nil},
+		{"bot's own comment", func(t *testing.T) []byte { return prComment(t, "created.payload.json", testBot, "/mq merge") }, nil},
+		{"no command", func(t *testing.T) []byte { return prComment(t, "created.payload.json", "writer", "LGTM") }, nil},
+		{"commands disabled", func(t *testing.T) []byte { return prComment(t, "created.payload.json", "writer", "/mq merge") }, &disabled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			svc, gh := commentWorld()
+			if tt.settings != nil {
+				svc.addQueue(queue.QueueKey{Repo: helloWorld, Branch: "main"}, *tt.settings)
+			}
+			gh.perms[testBot] = "admin"
+			h := NewIssueCommentHandler(testConfig(), svc, gh)
+			if err := h.Handle(context.Background(), "issue_comment", "d", tt.payload(t)); err != nil {
+				t.Fatal(err)
+			}
+			if len(svc.calls) != 0 || len(gh.reactions) != 0 || len(gh.comments) != 0 || gh.permCalls != 0 {
+				t.Fatalf("calls %v, reactions %v, comments %v, permission calls %d; want none",
+					svc.calls, gh.reactions, gh.comments, gh.permCalls)
+			}
+		})
+	}
+}
+
+func TestCommandCustomPrefixAndInstallation(t *testing.T) {
+	t.Parallel()
+	svc, gh := commentWorld()
+	cfg := testConfig()
+	cfg.CommandPrefix = "@queue"
+	h := NewIssueCommentHandler(cfg, svc, gh)
+	payload := prComment(t, "created.with-installation.payload.json", "writer", "@queue merge")
+	if err := h.Handle(context.Background(), "issue_comment", "d", payload); err != nil {
+		t.Fatal(err)
+	}
+	if len(svc.submits) != 1 {
+		t.Fatalf("submits %+v, want 1", svc.submits)
+	}
+}
+
+func TestCommandErrorsAreRetryable(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		setup func(svc *fakeService, gh *fakeGitHub)
+	}{
+		{"permission API down", func(_ *fakeService, gh *fakeGitHub) { gh.permErr = errors.New("502") }},
+		{"submit fails", func(svc *fakeService, _ *fakeGitHub) { svc.submitEr = errors.New("database is locked") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			svc, gh := commentWorld()
+			tt.setup(svc, gh)
+			h := NewIssueCommentHandler(testConfig(), svc, gh)
+			err := h.Handle(context.Background(), "issue_comment", "d", prComment(t, "created.payload.json", "writer", "/mq merge"))
+			if err == nil || IsPermanent(err) {
+				t.Fatalf("err = %v, want a retryable error", err)
+			}
+			if len(gh.comments) != 0 {
+				t.Fatalf("replied %+v to an internal failure", gh.comments)
+			}
+		})
+	}
+}
+
+// assertComment checks that exactly one reply containing want was posted as
+// a new comment on PR #1 (or none when want is empty).
+func assertComment(t *testing.T, gh *fakeGitHub, want string) {
+	t.Helper()
+	if want == "" {
+		if len(gh.comments) != 0 {
+			t.Fatalf("unexpected comments %+v", gh.comments)
+		}
+		return
+	}
+	if len(gh.comments) != 1 || !strings.Contains(gh.comments[0].Body, want) {
+		t.Fatalf("comments %+v, want one containing %q", gh.comments, want)
+	}
+	if c := gh.comments[0]; c.Number != 1 || c.ID != 0 {
+		t.Fatalf("comment %+v, want a new comment on #1", c)
+	}
+}

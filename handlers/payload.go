@@ -1,0 +1,153 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/google/go-github/v66/github"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// The payload types below hold only the fields the handlers read. Decoding
+// into them (rather than go-github's full event types) means an odd value in
+// a field we never use, such as an App's created_at written as
+// "2018-04-25 20:42:10", cannot make us drop an event.
+
+type ghUser struct {
+	Login string `json:"login"`
+	Name  string `json:"name"`
+}
+
+type ghRepo struct {
+	Name  string `json:"name"`
+	Owner ghUser `json:"owner"`
+}
+
+type ghInstallation struct {
+	ID int64 `json:"id"`
+}
+
+// ghEvent is what every event carries. Installation is nil in many
+// payloads (repository webhooks); nothing depends on it but log fields.
+type ghEvent struct {
+	Action       string          `json:"action"`
+	Repository   *ghRepo         `json:"repository"`
+	Sender       ghUser          `json:"sender"`
+	Installation *ghInstallation `json:"installation"`
+}
+
+func (e ghEvent) installationID() int64 {
+	if e.Installation == nil {
+		return 0
+	}
+	return e.Installation.ID
+}
+
+type ghPullRequest struct {
+	Number         int     `json:"number"`
+	Title          string  `json:"title"`
+	Body           *string `json:"body"`
+	State          string  `json:"state"`
+	Draft          bool    `json:"draft"`
+	Merged         bool    `json:"merged"`
+	MergeCommitSHA *string `json:"merge_commit_sha"`
+	Mergeable      *bool   `json:"mergeable"`
+	MergeableState string  `json:"mergeable_state"`
+	User           ghUser  `json:"user"`
+	Head           ghRef   `json:"head"`
+	Base           ghRef   `json:"base"`
+	UpdatedAt      ghTime  `json:"updated_at"`
+}
+
+type ghRef struct {
+	Ref string `json:"ref"`
+	SHA string `json:"sha"`
+}
+
+type ghLabel struct {
+	Name string `json:"name"`
+}
+
+// ghTime is a timestamp decoded leniently: RFC 3339, "2006-01-02 15:04:05"
+// (UTC) or Unix seconds; anything else (or null) decodes to the zero time.
+type ghTime struct{ time.Time }
+
+// UnmarshalJSON implements json.Unmarshaler; it never fails.
+func (t *ghTime) UnmarshalJSON(b []byte) error {
+	t.Time = time.Time{}
+	if s, err := strconv.Unquote(string(b)); err == nil {
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02 15:04:05 -0700"} {
+			if v, err := time.Parse(layout, s); err == nil {
+				t.Time = v.UTC()
+				return nil
+			}
+		}
+		return nil
+	}
+	if n, err := strconv.ParseInt(string(bytes.TrimSpace(b)), 10, 64); err == nil {
+		t.Time = time.Unix(n, 0).UTC()
+	}
+	return nil
+}
+
+// errNoRepository is returned for payloads that name no repository.
+var errNoRepository = errors.New("payload names no repository")
+
+// decode parses a webhook payload; a malformed payload is a Permanent error.
+func decode(eventType string, payload []byte, v any) error {
+	if err := json.Unmarshal(payload, v); err != nil {
+		return Permanent(fmt.Errorf("failed to parse %s payload: %w", eventType, err))
+	}
+	return nil
+}
+
+// repoOf names the repository of an event on the configured host, and
+// returns it in go-github's form for githubapp's context helpers.
+func repoOf(cfg Config, r *ghRepo) (queue.Repo, *github.Repository, error) {
+	if r == nil {
+		return queue.Repo{}, nil, Permanent(errNoRepository)
+	}
+	owner := r.Owner.Login
+	if owner == "" {
+		owner = r.Owner.Name // push payloads also carry the owner's name
+	}
+	if owner == "" || r.Name == "" {
+		return queue.Repo{}, nil, Permanent(errNoRepository)
+	}
+	gr := &github.Repository{Name: github.String(r.Name), Owner: &github.User{Login: github.String(owner)}}
+	return queue.Repo{Host: cfg.Host, Owner: owner, Name: r.Name}, gr, nil
+}
+
+// pullRequestOf turns a webhook's pull_request object into queue facts.
+// ReadAt is GitHub's updated_at: the facts are as of that moment (webhooks
+// can arrive late and out of order).
+func pullRequestOf(pr *ghPullRequest) queue.PullRequest {
+	facts := queue.PullRequest{
+		Number: pr.Number,
+		PRFacts: queue.PRFacts{
+			Title:          pr.Title,
+			Author:         pr.User.Login,
+			HeadSHA:        pr.Head.SHA,
+			BaseBranch:     pr.Base.Ref,
+			Open:           pr.State == "open",
+			Draft:          pr.Draft,
+			Merged:         pr.Merged,
+			MergeableState: pr.MergeableState,
+			Mergeable:      pr.Mergeable,
+			ReadAt:         pr.UpdatedAt.Time,
+		},
+	}
+	if pr.Body != nil {
+		facts.Body = *pr.Body
+	}
+	if pr.Merged && pr.MergeCommitSHA != nil {
+		// Before a merge, merge_commit_sha is GitHub's test merge: not a fact.
+		facts.MergeCommitSHA = *pr.MergeCommitSHA
+	}
+	return facts
+}

@@ -1,0 +1,42 @@
+package handlers
+
+import (
+	"context"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// Service is the part of *queue.Service the handlers use.
+type Service interface {
+	// GetQueue returns a queue and its active admitted entries
+	// (queue.ErrNotFound if absent).
+	GetQueue(ctx context.Context, key queue.QueueKey) (*queue.Queue, []*queue.Entry, error)
+	// Submit puts a PR into a queue or updates its active entry.
+	Submit(ctx context.Context, req queue.SubmitRequest) (*queue.Entry, error)
+	// CancelPR cancels the PR's active entries in every queue of repo.
+	CancelPR(ctx context.Context, repo queue.Repo, prNumber int, reason queue.Reason, detail string) ([]*queue.Entry, error)
+	// ActiveEntries returns the PR's active entries in every queue of repo.
+	ActiveEntries(ctx context.Context, repo queue.Repo, prNumber int) ([]*queue.Entry, error)
+	// QueueByID finds a queue by its ID.
+	QueueByID(ctx context.Context, id int64) (*queue.Queue, error)
+	// OnPullRequest reports new facts about a PR.
+	OnPullRequest(ctx context.Context, repo queue.Repo, pr queue.PullRequest) error
+	// OnCheck reports a commit status or check run.
+	OnCheck(ctx context.Context, repo queue.Repo, c queue.CheckResult) error
+	// OnPush reports that a branch moved to sha.
+	OnPush(ctx context.Context, repo queue.Repo, branch, sha string) error
+}
+
+// GitHub is the part of queue.GitHub the handlers use (same signatures).
+type GitHub interface {
+	// GetPullRequest reads a PR (queue.ErrPRNotFound if absent).
+	GetPullRequest(ctx context.Context, repo queue.Repo, number int) (*queue.PullRequest, error)
+	// Permission returns "admin", "maintain", "write", "triage", "read" or "none".
+	Permission(ctx context.Context, repo queue.Repo, user string) (string, error)
+	// UpsertComment edits comment id (non-zero) or creates a new comment.
+	UpsertComment(ctx context.Context, repo queue.Repo, number int, id int64, body string) (int64, error)
+	// AddReaction reacts to an issue comment.
+	AddReaction(ctx context.Context, repo queue.Repo, commentID int64, content string) error
+}
+
+var _ GitHub = (queue.GitHub)(nil)

@@ -1,0 +1,87 @@
+package handlers
+
+import (
+	"time"
+)
+
+// Processor defaults.
+const (
+	DefaultPollInterval   = 30 * time.Second
+	DefaultMaxAttempts    = 5
+	DefaultRetryBase      = 2 * time.Second
+	DefaultRetryMax       = 2 * time.Minute
+	DefaultBatchSize      = 100
+	DefaultHandlerTimeout = 2 * time.Minute
+)
+
+// ProcessorOption configures a Processor.
+type ProcessorOption func(*Processor)
+
+// WithPollInterval sets how often Run looks at the inbox without a wake-up
+// (deliveries stored while the process was down, or by another replica).
+func WithPollInterval(d time.Duration) ProcessorOption {
+	return func(p *Processor) {
+		if d > 0 {
+			p.poll = d
+		}
+	}
+}
+
+// WithMaxAttempts sets how many times a failing delivery is attempted before
+// it is marked done with its error recorded.
+func WithMaxAttempts(n int) ProcessorOption {
+	return func(p *Processor) {
+		if n > 0 {
+			p.maxAttempts = n
+		}
+	}
+}
+
+// WithRetryBackoff sets the delay before the second attempt (base) and its
+// cap; the delay doubles with each failed attempt.
+func WithRetryBackoff(base, maxDelay time.Duration) ProcessorOption {
+	return func(p *Processor) {
+		if base > 0 {
+			p.retryBase = base
+		}
+		if maxDelay > 0 {
+			p.retryMax = maxDelay
+		}
+	}
+}
+
+// WithProcessorClock sets the clock used for retry backoff.
+func WithProcessorClock(now func() time.Time) ProcessorOption {
+	return func(p *Processor) {
+		if now != nil {
+			p.now = now
+		}
+	}
+}
+
+// WithBatchSize sets how many pending deliveries are read at once.
+func WithBatchSize(n int) ProcessorOption {
+	return func(p *Processor) {
+		if n > 0 {
+			p.batch = n
+		}
+	}
+}
+
+// WithHandlerTimeout bounds one handler call.
+func WithHandlerTimeout(d time.Duration) ProcessorOption {
+	return func(p *Processor) {
+		if d > 0 {
+			p.handlerTimeout = d
+		}
+	}
+}
+
+// backoff is the delay after the attempt-th failed attempt (1-based).
+func (p *Processor) backoff(attempt int) time.Duration {
+	d := p.retryBase
+	for i := 1; i < attempt && d < p.retryMax; i++ {
+		d *= 2
+	}
+	return min(d, p.retryMax)
+}

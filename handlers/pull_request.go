@@ -1,0 +1,120 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/palantir/go-githubapp/githubapp"
+	"github.com/rs/zerolog"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// PullRequestHandler turns pull_request events into PR facts for the queue
+// and handles the enqueue label: adding it (by a user with write access)
+// submits the PR to the queue of its base branch, removing it cancels the
+// PR's active entries. Label changes made by the bot itself are ignored;
+// PR facts are forwarded whoever caused them (they are facts, not commands).
+type PullRequestHandler struct{ deps }
+
+var _ githubapp.EventHandler = (*PullRequestHandler)(nil)
+
+// NewPullRequestHandler builds the pull_request handler.
+func NewPullRequestHandler(cfg Config, svc Service, gh GitHub) *PullRequestHandler {
+	return &PullRequestHandler{newDeps(cfg, svc, gh)}
+}
+
+// factActions are the actions that change what the queue knows about a PR.
+var factActions = map[string]bool{
+	"opened": true, "reopened": true, "synchronize": true, "closed": true,
+	"edited": true, "converted_to_draft": true, "ready_for_review": true,
+}
+
+// Handles implements githubapp.EventHandler.
+func (h *PullRequestHandler) Handles() []string { return []string{"pull_request"} }
+
+// Handle implements githubapp.EventHandler.
+func (h *PullRequestHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
+	var ev struct {
+		ghEvent
+		Number      int            `json:"number"`
+		PullRequest *ghPullRequest `json:"pull_request"`
+		Label       *ghLabel       `json:"label"`
+	}
+	if err := decode(eventType, payload, &ev); err != nil {
+		return err
+	}
+	action := ev.Action
+	if !factActions[action] && action != "labeled" && action != "unlabeled" {
+		return nil
+	}
+	if ev.PullRequest == nil {
+		return Permanent(fmt.Errorf("pull_request %s payload has no pull_request", action))
+	}
+	repo, ghRepo, err := repoOf(h.cfg, ev.Repository)
+	if err != nil {
+		return err
+	}
+	pr := pullRequestOf(ev.PullRequest)
+	if pr.Number == 0 {
+		pr.Number = ev.Number
+	}
+	ctx, log := githubapp.PreparePRContext(ctx, ev.installationID(), ghRepo, pr.Number)
+	ctx = log.With().Str("action", action).Logger().WithContext(ctx)
+
+	if factActions[action] {
+		if err := h.svc.OnPullRequest(ctx, repo, pr); err != nil {
+			return fmt.Errorf("failed to record pull request #%d (%s): %w", pr.Number, action, err)
+		}
+		return nil
+	}
+	sender := ev.Sender.Login
+	if h.cfg.isBot(sender) {
+		zerolog.Ctx(ctx).Debug().Msg("ignoring the bot's own label change")
+		return nil
+	}
+	key := queue.QueueKey{Repo: repo, Branch: pr.BaseBranch}
+	label := ""
+	if ev.Label != nil {
+		label = ev.Label.Name
+	}
+	ok, err := h.isEnqueueLabel(ctx, key, label)
+	if err != nil {
+		return fmt.Errorf("failed to read queue %s: %w", key, err)
+	}
+	if !ok {
+		return nil
+	}
+	if action == "labeled" {
+		return h.labeled(ctx, key, pr.Number, sender, label)
+	}
+	detail := "label removed by @" + sender
+	if _, err := h.svc.CancelPR(ctx, repo, pr.Number, queue.ReasonLabelRemoved, detail); err != nil {
+		return fmt.Errorf("failed to cancel pull request #%d: %w", pr.Number, err)
+	}
+	return nil
+}
+
+// labeled submits the PR after checking that sender may.
+func (h *PullRequestHandler) labeled(ctx context.Context, key queue.QueueKey, number int, sender, label string) error {
+	allowed, err := authorize(ctx, h.gh, key.Repo, sender, AccessWrite)
+	if err != nil {
+		return err
+	}
+	if !allowed {
+		zerolog.Ctx(ctx).Info().Str("sender", sender).Msg("enqueue label refused: no write access")
+		h.reply(ctx, key.Repo, number, labelRefusalReply(sender, label))
+		return nil
+	}
+	_, err = h.svc.Submit(ctx, queue.SubmitRequest{
+		Key: key, PRNumber: number, Submitter: sender, Source: "label",
+	})
+	if err != nil {
+		if msg, ok := submitFailureReply(sender, key, err); ok {
+			h.reply(ctx, key.Repo, number, msg)
+			return nil
+		}
+		return fmt.Errorf("failed to submit pull request #%d to %s: %w", number, key, err)
+	}
+	return nil
+}

@@ -1,0 +1,96 @@
+package handlers
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// usage is the help text for prefix.
+func usage(prefix string) string {
+	return fmt.Sprintf("Usage:\n```\n"+
+		"%[1]s merge [-p|--priority <urgent|high|medium|low|0-255>] [--no-batch] [--direct]\n"+
+		"%[1]s cancel\n%[1]s restart\n%[1]s status\n%[1]s help\n```\n"+
+		"- `merge` submits this pull request to the merge queue of its base branch "+
+		"(again: updates its priority and batching). `--priority` orders it (default medium; "+
+		"urgent needs admin access), `--no-batch` tests it on its own, "+
+		"`--direct` (admin) skips the readiness wait.\n"+
+		"- `cancel` takes it out of every merge queue.\n"+
+		"- `restart` restarts its tests: for now, use `%[1]s cancel` then `%[1]s merge`.\n"+
+		"- `status` shows where it stands.\n\n"+
+		"Commands need write access to the repository.", prefix)
+}
+
+func refusalReply(login, prefix string, c Command, level Access) string {
+	what := "`" + prefix + " " + c.Name + "`"
+	switch {
+	case c.Kind == CmdMerge && c.Direct:
+		what = "`" + prefix + " merge --direct`"
+	case c.Kind == CmdMerge && c.Urgent():
+		what = "the urgent priority"
+	case c.Name == "":
+		what = "`" + prefix + "`"
+	}
+	return fmt.Sprintf("@%s you need %s access to this repository to use %s.", login, level, what)
+}
+
+func labelRefusalReply(login, label string) string {
+	return fmt.Sprintf("@%s you need write access to this repository to submit a pull request "+
+		"with the `%s` label; the label changed nothing.", login, label)
+}
+
+func unknownCommandReply(login, prefix string, c Command) string {
+	return fmt.Sprintf("@%s unknown command `%s %s`.\n\n%s", login, prefix, c.Name, usage(prefix))
+}
+
+func badOptionsReply(login, prefix string, c Command) string {
+	return fmt.Sprintf("@%s %s.\n\n%s", login, c.Err, usage(prefix))
+}
+
+func noQueueReply(login, branch string) string {
+	return fmt.Sprintf("@%s there is no merge queue for branch `%s`.", login, branch)
+}
+
+func submitRefusedReply(login, msg string) string {
+	return fmt.Sprintf("@%s could not submit this pull request: %s", login, msg)
+}
+
+func notQueuedReply(login string) string {
+	return fmt.Sprintf("@%s this pull request is not in a merge queue.", login)
+}
+
+func restartReply(login, prefix string) string {
+	return fmt.Sprintf("@%s restarting tests from a comment is not available yet: "+
+		"use `%[2]s cancel` then `%[2]s merge`.", login, prefix)
+}
+
+// queuedEntry is an active entry with the branch of its queue.
+type queuedEntry struct {
+	Branch string
+	Entry  *queue.Entry
+}
+
+func statusReply(login string, entries []queuedEntry) string {
+	if len(entries) == 0 {
+		return notQueuedReply(login)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "@%s this pull request is in %d merge queue(s):\n", login, len(entries))
+	for _, qe := range entries {
+		e := qe.Entry
+		fmt.Fprintf(&b, "- `%s`: **%s** (%s, priority %s)", qe.Branch, e.State, e.StateReason, priorityLabel(e))
+		if e.StateReasonDetail != "" {
+			b.WriteString(": " + e.StateReasonDetail)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func priorityLabel(e *queue.Entry) string {
+	if e.PriorityName != "" {
+		return fmt.Sprintf("%s/%d", e.PriorityName, e.PriorityValue)
+	}
+	return fmt.Sprint(e.PriorityValue)
+}

@@ -1,0 +1,73 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/palantir/go-githubapp/githubapp"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// StatusHandler reports commit statuses to the queue.
+type StatusHandler struct{ deps }
+
+var _ githubapp.EventHandler = (*StatusHandler)(nil)
+
+// NewStatusHandler builds the status handler.
+func NewStatusHandler(cfg Config, svc Service) *StatusHandler {
+	return &StatusHandler{newDeps(cfg, svc, nil)}
+}
+
+// Handles implements githubapp.EventHandler.
+func (h *StatusHandler) Handles() []string { return []string{"status"} }
+
+// Handle implements githubapp.EventHandler.
+func (h *StatusHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
+	var ev struct {
+		ghEvent
+		SHA       string `json:"sha"`
+		State     string `json:"state"`
+		Context   string `json:"context"`
+		TargetURL string `json:"target_url"`
+		UpdatedAt ghTime `json:"updated_at"`
+	}
+	if err := decode(eventType, payload, &ev); err != nil {
+		return err
+	}
+	if ev.SHA == "" || ev.Context == "" {
+		return Permanent(errors.New("status payload has no sha or context"))
+	}
+	repo, ghRepo, err := repoOf(h.cfg, ev.Repository)
+	if err != nil {
+		return err
+	}
+	ctx, _ = githubapp.PrepareRepoContext(ctx, ev.installationID(), ghRepo)
+	c := queue.CheckResult{
+		SHA:       ev.SHA,
+		Kind:      queue.KindStatus,
+		Name:      ev.Context,
+		State:     statusState(ev.State),
+		Raw:       ev.State,
+		URL:       ev.TargetURL,
+		UpdatedAt: ev.UpdatedAt.Time,
+	}
+	if err := h.svc.OnCheck(ctx, repo, c); err != nil {
+		return fmt.Errorf("failed to record status %q on %s: %w", c.Name, c.SHA, err)
+	}
+	return nil
+}
+
+// statusState normalises a commit status state; anything unknown is pending
+// (never passes).
+func statusState(s string) queue.CheckState {
+	switch s {
+	case "success":
+		return queue.CheckSuccess
+	case "failure", "error":
+		return queue.CheckFailure
+	default:
+		return queue.CheckPending
+	}
+}

@@ -246,3 +246,33 @@ func (s *Service) OnPush(ctx context.Context, repo Repo, branch, sha string) err
 	s.opts.Wake(q.ID)
 	return nil
 }
+
+// Restart tests an active, admitted entry again: its run is dropped and a
+// new one starts on the same predicted base; its position is unchanged and
+// no other run restarts (SPEC §5.6). ErrNotActive if the PR is not active
+// in the queue; *InputError if it is not admitted yet.
+func (s *Service) Restart(ctx context.Context, key QueueKey, prNumber int) (*Entry, error) {
+	q, err := s.store.GetQueue(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("failed to load queue %s: %w", key, err)
+	}
+	defer s.lock(q.ID)()
+	e, err := s.store.GetEntry(ctx, q.ID, prNumber)
+	if errors.Is(err, ErrNotFound) || (err == nil && !e.Active()) {
+		return nil, fmt.Errorf("#%d in %s: %w", prNumber, q.Key, ErrNotActive)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to load entry for #%d: %w", prNumber, err)
+	}
+	if e.State == StateNotReady {
+		return nil, Inputf("#%d is not admitted to the queue yet: %s", prNumber, e.StateReasonDetail)
+	}
+	if e.RunID != "" {
+		if err := s.transition(ctx, q, Transition{EntryID: e.ID, To: StatePending, Reason: ReasonRestartedByUser,
+			Detail: "tests restarted on request", ClearRun: true}); err != nil {
+			return nil, err
+		}
+	}
+	s.opts.Wake(q.ID)
+	return s.store.GetEntryByID(ctx, e.ID)
+}

@@ -1,0 +1,43 @@
+package sqlite
+
+import "github.com/mergequeue/mq/queue"
+
+// settingsDoc is the stored JSON form of queue.Settings. Its tags, not the
+// Go field names, are the storage format, so renaming a field of
+// queue.Settings does not lose stored values. The two types convert into
+// each other, so the compiler insists that they list the same fields in the
+// same order: a field added to queue.Settings must be added here too. A key
+// missing from an older row decodes as the zero value.
+type settingsDoc struct {
+	Mode                        queue.Mode             `json:"mode"`
+	Concurrency                 int                    `json:"concurrency"`
+	TestingTimeoutMinutes       int                    `json:"testing_timeout_minutes"`
+	CanOptimisticallyMerge      bool                   `json:"can_optimistically_merge"`
+	PendingFailureDepth         int                    `json:"pending_failure_depth"`
+	Batch                       bool                   `json:"batch"`
+	BatchingMaxWaitTimeMinutes  int                    `json:"batching_max_wait_time_minutes"`
+	BatchingMinSize             int                    `json:"batching_min_size"`
+	BatchingMaxSize             int                    `json:"batching_max_size"`
+	CreatePrsForTestingBranches bool                   `json:"create_prs_for_testing_branches"`
+	CommentsEnabled             bool                   `json:"comments_enabled"`
+	CommandsEnabled             bool                   `json:"commands_enabled"`
+	StatusCheckEnabled          bool                   `json:"status_check_enabled"`
+	BisectionConcurrency        int                    `json:"bisection_concurrency"`
+	RequiredStatuses            []string               `json:"required_statuses"` // null = branch protection, [] = none
+	DirectMergeMode             queue.DirectMergeMode  `json:"direct_merge_mode"`
+	OptimizationMode            queue.OptimizationMode `json:"optimization_mode"`
+	MergeMethod                 queue.MergeMethod      `json:"merge_method"`
+	EnqueueingLabel             string                 `json:"enqueueing_label"`
+	LabelCommandsEnabled        bool                   `json:"label_commands_enabled"`
+	StateLabelsEnabled          bool                   `json:"state_labels_enabled"`
+	ExtensionEnabled            bool                   `json:"extension_enabled"`
+	NotReadyTimeoutHours        int                    `json:"not_ready_timeout_hours"`
+}
+
+func toSettingsDoc(s queue.Settings) settingsDoc {
+	return settingsDoc(s)
+}
+
+func fromSettingsDoc(d settingsDoc) queue.Settings {
+	return queue.Settings(d)
+}

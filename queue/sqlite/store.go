@@ -1,0 +1,139 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// Compile-time checks that Store implements the ports it is used for.
+var (
+	_ queue.Store  = (*Store)(nil)
+	_ queue.Inbox  = (*Store)(nil)
+	_ queue.Tokens = (*Store)(nil)
+	_ queue.Store  = (*txStore)(nil)
+	_ queue.Inbox  = (*txStore)(nil)
+	_ queue.Tokens = (*txStore)(nil)
+)
+
+const (
+	// busyTimeoutMS is how long a connection waits for a lock held by another
+	// connection (e.g. a checkpoint, or another process) before SQLITE_BUSY.
+	busyTimeoutMS = 5000
+	// readPoolSize bounds the query-only connections used for reads.
+	readPoolSize = 4
+)
+
+// writerParams are the DSN parameters of the one writer connection.
+var writerParams = []string{
+	fmt.Sprintf("_pragma=busy_timeout(%d)", busyTimeoutMS),
+	"_pragma=journal_mode(WAL)",
+	"_pragma=synchronous(NORMAL)",
+	"_pragma=foreign_keys(1)",
+	"_txlock=immediate",
+}
+
+// readerParams are the DSN parameters of the read pool; the journal mode is
+// a property of the file, set by the writer.
+var readerParams = []string{
+	fmt.Sprintf("_pragma=busy_timeout(%d)", busyTimeoutMS),
+	"_pragma=foreign_keys(1)",
+	"_pragma=query_only(1)",
+}
+
+// Store is the SQLite implementation of queue.Store, queue.Inbox and
+// queue.Tokens. It is safe for concurrent use.
+type Store struct {
+	ops
+	writer *sql.DB
+	reader *sql.DB
+	path   string
+}
+
+// Open opens (creating if needed) the database file at path, checks its
+// pragmas and applies pending migrations. path is a filesystem path;
+// ":memory:" and other in-memory databases are not supported.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if err := checkPath(path); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("failed to resolve database path %q: %w", path, err)
+	}
+
+	writer, err := sql.Open("sqlite", dsn(abs, writerParams))
+	if err != nil {
+		return nil, fmt.Errorf("failed to open database %s: %w", abs, err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	writer.SetConnMaxIdleTime(0)
+	if err := checkWriterPragmas(ctx, writer); err != nil {
+		_ = writer.Close()
+		return nil, fmt.Errorf("database %s: %w", abs, err)
+	}
+	if err := migrate(ctx, writer, embeddedMigrations); err != nil {
+		_ = writer.Close()
+		return nil, fmt.Errorf("database %s: %w", abs, err)
+	}
+
+	reader, err := sql.Open("sqlite", dsn(abs, readerParams))
+	if err != nil {
+		_ = writer.Close()
+		return nil, fmt.Errorf("failed to open read pool on %s: %w", abs, err)
+	}
+	reader.SetMaxOpenConns(readPoolSize)
+	reader.SetMaxIdleConns(readPoolSize)
+	if err := checkReaderPragmas(ctx, reader); err != nil {
+		_ = reader.Close()
+		_ = writer.Close()
+		return nil, fmt.Errorf("database %s: %w", abs, err)
+	}
+
+	return &Store{ops: ops{rd: reader, wr: writer}, writer: writer, reader: reader, path: abs}, nil
+}
+
+// Close closes the read pool and the writer connection. The Store must not
+// be used afterwards.
+func (s *Store) Close() error {
+	rerr := s.reader.Close()
+	werr := s.writer.Close()
+	if err := errors.Join(rerr, werr); err != nil {
+		return fmt.Errorf("failed to close database %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// Path is the absolute path of the database file.
+func (s *Store) Path() string { return s.path }
+
+func checkPath(path string) error {
+	p := strings.TrimSpace(path)
+	switch {
+	case p == "":
+		return errors.New("database path is empty")
+	case p == ":memory:" || strings.HasPrefix(p, "file::memory:") || strings.Contains(p, "mode=memory"):
+		return fmt.Errorf("database path %q: in-memory SQLite databases are not supported "+
+			"(each connection would see its own database); use a file, e.g. t.TempDir() in tests", path)
+	case strings.HasPrefix(p, "file:"):
+		return fmt.Errorf("database path %q: give a filesystem path, not a SQLite URI", path)
+	}
+	return nil
+}
+
+// dsn builds a "file:" URI for the absolute path abs. The path is
+// percent-escaped, so '?', '#' and '%' in it cannot start or alter the query.
+func dsn(abs string, params []string) string {
+	u := url.URL{Path: filepath.ToSlash(abs)}
+	return "file:" + u.EscapedPath() + "?" + strings.Join(params, "&")
+}

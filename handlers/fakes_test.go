@@ -117,6 +117,19 @@ func (f *fakeService) Submit(_ context.Context, req queue.SubmitRequest) (*queue
 	return &queue.Entry{PRNumber: req.PRNumber, State: queue.StateNotReady}, nil
 }
 
+func (f *fakeService) Restart(_ context.Context, key queue.QueueKey, pr int) (*queue.Entry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("Restart")
+	if f.err != nil {
+		return nil, f.err
+	}
+	for _, e := range f.active {
+		return e, nil
+	}
+	return nil, fmt.Errorf("#%d: %w", pr, queue.ErrNotActive)
+}
+
 func (f *fakeService) CancelPR(_ context.Context, repo queue.Repo, pr int, reason queue.Reason, detail string) ([]*queue.Entry, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -131,7 +131,7 @@ func (h *IssueCommentHandler) run(ctx context.Context, c commandCall) error {
 	case CmdCancel:
 		return h.cancel(ctx, c)
 	case CmdRestart:
-		h.reply(ctx, c.repo, c.number, restartReply(c.login, prefix))
+		return h.restart(ctx, c, key)
 	case CmdStatus:
 		return h.status(ctx, c)
 	case CmdHelp:
@@ -167,6 +167,20 @@ func (h *IssueCommentHandler) cancel(ctx context.Context, c commandCall) error {
 	}
 	if len(cancelled) == 0 {
 		h.reply(ctx, c.repo, c.number, notQueuedReply(c.login))
+	}
+	return nil
+}
+
+func (h *IssueCommentHandler) restart(ctx context.Context, c commandCall, key queue.QueueKey) error {
+	_, err := h.svc.Restart(ctx, key, c.number)
+	var input *queue.InputError
+	switch {
+	case errors.Is(err, queue.ErrNotActive), errors.Is(err, queue.ErrNotFound):
+		h.reply(ctx, c.repo, c.number, notQueuedReply(c.login))
+	case errors.As(err, &input):
+		h.reply(ctx, c.repo, c.number, "@"+c.login+" "+input.Msg)
+	case err != nil:
+		return fmt.Errorf("failed to restart pull request #%d: %w", c.number, err)
 	}
 	return nil
 }

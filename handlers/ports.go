@@ -15,6 +15,9 @@ type Service interface {
 	Submit(ctx context.Context, req queue.SubmitRequest) (*queue.Entry, error)
 	// CancelPR cancels the PR's active entries in every queue of repo.
 	CancelPR(ctx context.Context, repo queue.Repo, prNumber int, reason queue.Reason, detail string) ([]*queue.Entry, error)
+	// Restart re-tests an active admitted entry (queue.ErrNotActive if the
+	// PR is not active in the queue; *queue.InputError if not admitted).
+	Restart(ctx context.Context, key queue.QueueKey, prNumber int) (*queue.Entry, error)
 	// ActiveEntries returns the PR's active entries in every queue of repo.
 	ActiveEntries(ctx context.Context, repo queue.Repo, prNumber int) ([]*queue.Entry, error)
 	// QueueByID finds a queue by its ID.

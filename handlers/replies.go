@@ -60,11 +60,6 @@ func notQueuedReply(login string) string {
 	return fmt.Sprintf("@%s this pull request is not in a merge queue.", login)
 }
 
-func restartReply(login, prefix string) string {
-	return fmt.Sprintf("@%s restarting tests from a comment is not available yet: "+
-		"use `%[2]s cancel` then `%[2]s merge`.", login, prefix)
-}
-
 // queuedEntry is an active entry with the branch of its queue.
 type queuedEntry struct {
 	Branch string

@@ -1,0 +1,123 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// DefaultHost is the GitHub host served when Options.Host is empty.
+const DefaultHost = "github.com"
+
+// MaxBodyBytes is the largest request body accepted (seed §8: 20 MiB).
+// Larger bodies are answered 413 and never read past this size.
+const MaxBodyBytes = 20 << 20
+
+// Options configure the API.
+type Options struct {
+	// Host is the GitHub host whose repositories the API serves ("github.com"
+	// when empty, or a GitHub Enterprise host). Requests naming another
+	// repo.host are answered 404.
+	Host string
+	// Now is the clock (time.Now when nil); it decides token expiry.
+	Now func() time.Time
+	// Logger receives one event per failed request; the zero value logs
+	// nothing.
+	Logger zerolog.Logger
+}
+
+// API serves /v1/<operation>. Construct it with New.
+type API struct {
+	svc    Service
+	tokens queue.Tokens
+	host   string
+	now    func() time.Time
+	log    zerolog.Logger
+	routes map[string]route
+}
+
+// route is one operation: the only method it answers and its handler. A
+// handler returns an error instead of writing one; ServeHTTP maps it (see
+// errors.go).
+type route struct {
+	method string
+	serve  func(w http.ResponseWriter, r *http.Request) error
+}
+
+// New returns the /v1 handler. It serves "/v1/<operation>" and, when mounted
+// behind http.StripPrefix, "/<operation>".
+func New(svc Service, tokens queue.Tokens, opts Options) http.Handler {
+	a := &API{svc: svc, tokens: tokens, host: opts.Host, now: opts.Now, log: opts.Logger}
+	if a.host == "" {
+		a.host = DefaultHost
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	// One line per operation; each handler lives in its own file.
+	a.routes = map[string]route{
+		"createQueue":             {http.MethodPost, a.createQueue},
+		"getQueue":                {http.MethodPost, a.getQueue},
+		"submitPullRequest":       {http.MethodPost, a.submitPullRequest},
+		"cancelPullRequest":       {http.MethodPost, a.cancelPullRequest},
+		"getSubmittedPullRequest": {http.MethodPost, a.getSubmittedPullRequest},
+	}
+	return a
+}
+
+// ServeHTTP routes, checks the method, authenticates, then runs the
+// operation. Unknown operations are 404 and wrong methods 405, both before
+// authentication; a panic in an operation is answered 500.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	op := operationName(r.URL.Path)
+	log := a.log.With().Str("operation", op).Logger()
+	ctx := log.WithContext(r.Context())
+	r = r.WithContext(ctx)
+
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			log.Error().Interface("panic", p).Msg("REST operation panicked")
+			writeText(w, http.StatusInternalServerError, internalErrorMessage)
+		}
+	}()
+
+	rt, ok := a.routes[op]
+	if !ok {
+		a.writeError(w, r, notFoundf("unknown operation %q", op))
+		return
+	}
+	if r.Method != rt.method {
+		w.Header().Set("Allow", rt.method)
+		a.writeError(w, r, &apiError{Status: http.StatusMethodNotAllowed,
+			Msg: "method " + r.Method + " not allowed; use " + rt.method})
+		return
+	}
+	tok, err := a.authenticate(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	log = log.With().Str("token_id", tok.ID).Str("token_name", tok.Name).Logger()
+	ctx = withToken(log.WithContext(ctx), tok)
+	if err := rt.serve(w, r.WithContext(ctx)); err != nil {
+		a.writeError(w, r.WithContext(ctx), err)
+	}
+}
+
+// operationName is the path after the optional "/v1" prefix, without
+// surrounding slashes.
+func operationName(path string) string {
+	path = strings.TrimPrefix(path, "/v1/")
+	return strings.Trim(path, "/")
+}
+
+// loggerFrom returns the request's logger.
+func loggerFrom(ctx context.Context) *zerolog.Logger { return zerolog.Ctx(ctx) }

@@ -1,0 +1,160 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+func TestAuthentication(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		token  string
+		status int
+		want   string
+	}{
+		{"missing header", "", http.StatusUnauthorized, "missing API token"},
+		{"unknown token", "mq_nope", http.StatusUnauthorized, "invalid API token"},
+		{"expired at now", secretExpired, http.StatusUnauthorized, "expired"},
+		{"revoked", secretRevoked, http.StatusUnauthorized, "revoked"},
+		{"expires after now", secretFuture, http.StatusOK, ""},
+		{"unscoped", secretAll, http.StatusOK, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			r := h.do(http.MethodPost, "/v1/createQueue", tt.token, strings.NewReader(body()))
+			if tt.status == http.StatusOK {
+				wantEmptyObject(t, r)
+				return
+			}
+			wantError(t, r, tt.status, tt.want)
+			if len(h.svc.calls().creates) != 0 {
+				t.Errorf("service called despite %d", tt.status)
+			}
+		})
+	}
+}
+
+func TestEmptyTokenHeaderIsMissing(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	req, err := http.NewRequest(http.MethodPost, h.srv.URL+"/v1/getQueue", strings.NewReader(body()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header[http.CanonicalHeaderKey(TokenHeader)] = []string{""}
+	resp, err := h.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("status = %d, want 401", resp.StatusCode)
+	}
+	if h.tokens.lookupCount() != 0 {
+		t.Errorf("empty token looked up %d times", h.tokens.lookupCount())
+	}
+}
+
+func TestAuthenticationStoreFailureIs500(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.tokens.configure(func(f *fakeTokens) { f.err = errors.New("database is locked") })
+	r := h.post("getQueue", body())
+	wantError(t, r, http.StatusInternalServerError)
+	if strings.TrimSpace(r.body) != "internal error" {
+		t.Errorf("body = %q, want the generic message", r.body)
+	}
+	if !strings.Contains(h.logs.String(), "database is locked") {
+		t.Errorf("log lacks the cause: %s", h.logs.String())
+	}
+}
+
+func TestAuthenticationRejectsHashMismatch(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	// A store that answers with a token whose hash is not the request's.
+	h.tokens.configure(func(f *fakeTokens) {
+		f.override = &queue.APIToken{ID: "x", Name: "x", Hash: HashToken("other")}
+	})
+	wantError(t, h.post("getQueue", body()), http.StatusUnauthorized, "invalid API token")
+}
+
+func TestScope(t *testing.T) {
+	t.Parallel()
+	repoBody := func(owner, name string) string {
+		return `{"repo":{"host":"github.com","owner":"` + owner + `","name":"` + name + `"},"targetBranch":"main"}`
+	}
+	tests := []struct {
+		name        string
+		token       string
+		owner, repo string
+		status      int
+	}{
+		{"repo token on its repo", secretRepo, "octo", "widgets", http.StatusOK},
+		{"repo token any case", secretRepo, "OCTO", "Widgets", http.StatusOK},
+		{"repo token other repo", secretRepo, "octo", "gadgets", http.StatusForbidden},
+		{"repo token other owner", secretRepo, "acme", "widgets", http.StatusForbidden},
+		{"owner token its owner", secretOwner, "acme", "anything", http.StatusOK},
+		{"owner token other owner", secretOwner, "octo", "widgets", http.StatusForbidden},
+		{"unscoped token", secretAll, "whoever", "whatever", http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			r := h.do(http.MethodPost, "/v1/createQueue", tt.token, strings.NewReader(repoBody(tt.owner, tt.repo)))
+			if tt.status == http.StatusOK {
+				wantEmptyObject(t, r)
+				return
+			}
+			wantError(t, r, tt.status, "not allowed", tt.owner+"/"+tt.repo)
+			if len(h.svc.calls().creates) != 0 {
+				t.Error("service called for an out-of-scope repository")
+			}
+		})
+	}
+}
+
+func TestScopeAppliesToEveryOperation(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	other := `{"repo":{"host":"github.com","owner":"octo","name":"gadgets"},"targetBranch":"main","pr":{"number":1}}`
+	for op, rt := range New(nil, nil, Options{}).(*API).routes {
+		if rt.method != http.MethodPost {
+			continue
+		}
+		r := h.do(http.MethodPost, "/v1/"+op, secretRepo, strings.NewReader(other))
+		if r.status != http.StatusForbidden {
+			t.Errorf("%s: status = %d, want 403", op, r.status)
+		}
+	}
+}
+
+func TestTokenNeverLogged(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.svc.configure(func(f *fakeService) { f.getErr = errors.New("boom") })
+	h.post("getQueue", body())                                                            // 500, logged
+	h.do(http.MethodPost, "/v1/getQueue", secretRevoked, strings.NewReader(body()))       // 401
+	h.do(http.MethodPost, "/v1/getQueue", "mq_unknown_secret", strings.NewReader(body())) // 401
+	h.do(http.MethodPost, "/v1/getQueue", secretRepo, strings.NewReader(body()))          // 500
+	logs := h.logs.String()
+	if logs == "" {
+		t.Fatal("nothing logged")
+	}
+	for _, s := range []string{secretAll, secretRevoked, "mq_unknown_secret", secretRepo} {
+		if strings.Contains(logs, s) {
+			t.Errorf("log contains token secret %q:\n%s", s, logs)
+		}
+	}
+	if !strings.Contains(logs, `"token_name":"all"`) {
+		t.Errorf("log lacks the token name:\n%s", logs)
+	}
+}

@@ -1,0 +1,45 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// timestampLayout is the wire format of every timestamp: RFC 3339, UTC,
+// milliseconds (SPEC §3), e.g. 2026-07-23T01:32:50.000Z.
+const timestampLayout = "2006-01-02T15:04:05.000Z"
+
+// timestamp formats t for the wire.
+func timestamp(t time.Time) string { return t.UTC().Format(timestampLayout) }
+
+// optTimestamp formats t, or returns nil (JSON null) for the zero time.
+func optTimestamp(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := timestamp(t)
+	return &s
+}
+
+// emptyObject is the body of every successful write: exactly {}.
+type emptyObject struct{}
+
+// writeJSON answers 200 with v encoded as JSON. Encoding happens before
+// anything is written, so a failure is still a clean 500.
+func writeJSON(w http.ResponseWriter, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("failed to encode response: %w", err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+	return nil
+}
+
+// writeEmpty answers a successful write: 200 with {}.
+func writeEmpty(w http.ResponseWriter) error { return writeJSON(w, emptyObject{}) }

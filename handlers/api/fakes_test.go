@@ -1,0 +1,231 @@
+package api
+
+import (
+	"context"
+	"encoding/hex"
+	"sync"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// fakeTokens is an in-memory queue.Tokens.
+type fakeTokens struct {
+	mu     sync.Mutex
+	byHash map[string]queue.APIToken
+	// err, when set, fails every call.
+	err error
+	// override, when set, is returned by TokenByHash whatever the hash.
+	override *queue.APIToken
+	lookups  int
+}
+
+func newFakeTokens() *fakeTokens { return &fakeTokens{byHash: map[string]queue.APIToken{}} }
+
+func (f *fakeTokens) CreateToken(_ context.Context, t queue.APIToken) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return f.err
+	}
+	f.byHash[hex.EncodeToString(t.Hash)] = t
+	return nil
+}
+
+func (f *fakeTokens) TokenByHash(_ context.Context, hash []byte) (*queue.APIToken, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lookups++
+	if f.err != nil {
+		return nil, f.err
+	}
+	if f.override != nil {
+		t := *f.override
+		return &t, nil
+	}
+	t, ok := f.byHash[hex.EncodeToString(hash)]
+	if !ok {
+		return nil, queue.ErrNotFound
+	}
+	return &t, nil
+}
+
+func (f *fakeTokens) ListTokens(context.Context) ([]queue.APIToken, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return nil, f.err
+	}
+	out := make([]queue.APIToken, 0, len(f.byHash))
+	for _, t := range f.byHash {
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func (f *fakeTokens) RevokeToken(_ context.Context, idOrName string, at time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k, t := range f.byHash {
+		if t.ID == idOrName || t.Name == idOrName {
+			t.RevokedAt = at
+			f.byHash[k] = t
+			return nil
+		}
+	}
+	return queue.ErrNotFound
+}
+
+// add stores a token for secret.
+func (f *fakeTokens) add(secret string, t queue.APIToken) {
+	t.Hash = HashToken(secret)
+	if t.ID == "" {
+		t.ID = "id-" + t.Name
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.byHash[hex.EncodeToString(t.Hash)] = t
+}
+
+// cancelCall records one Cancel.
+type cancelCall struct {
+	Key      queue.QueueKey
+	PRNumber int
+	Reason   queue.Reason
+	Detail   string
+}
+
+// fakeService is a Service that records calls and answers what it is told.
+type fakeService struct {
+	mu sync.Mutex
+
+	createCalls []queue.Settings
+	createKeys  []queue.QueueKey
+	createErr   error
+
+	getKeys    []queue.QueueKey
+	getQueue   *queue.Queue
+	getEntries []*queue.Entry
+	getErr     error
+
+	submits   []queue.SubmitRequest
+	submitErr error
+
+	cancels   []cancelCall
+	cancelErr error
+
+	submittedKeys []queue.QueueKey
+	submitted     *queue.SubmittedPR
+	submittedErr  error
+
+	// panicMsg, when set, makes every call panic.
+	panicMsg string
+}
+
+func (f *fakeService) maybePanic() {
+	if f.panicMsg != "" {
+		panic(f.panicMsg)
+	}
+}
+
+func (f *fakeService) CreateQueue(_ context.Context, key queue.QueueKey, s queue.Settings) (*queue.Queue, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.maybePanic()
+	f.createKeys = append(f.createKeys, key)
+	f.createCalls = append(f.createCalls, s)
+	if f.createErr != nil {
+		return nil, f.createErr
+	}
+	return &queue.Queue{ID: 1, Key: key, State: queue.QueueRunning, Settings: s}, nil
+}
+
+func (f *fakeService) GetQueue(_ context.Context, key queue.QueueKey) (*queue.Queue, []*queue.Entry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.maybePanic()
+	f.getKeys = append(f.getKeys, key)
+	if f.getErr != nil {
+		return nil, nil, f.getErr
+	}
+	return f.getQueue, f.getEntries, nil
+}
+
+func (f *fakeService) Submit(_ context.Context, req queue.SubmitRequest) (*queue.Entry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.maybePanic()
+	f.submits = append(f.submits, req)
+	if f.submitErr != nil {
+		return nil, f.submitErr
+	}
+	return &queue.Entry{ID: "e1", PRNumber: req.PRNumber, State: queue.StateNotReady}, nil
+}
+
+func (f *fakeService) Cancel(_ context.Context, key queue.QueueKey, n int, reason queue.Reason, detail string) (*queue.Entry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.maybePanic()
+	f.cancels = append(f.cancels, cancelCall{key, n, reason, detail})
+	if f.cancelErr != nil {
+		return nil, f.cancelErr
+	}
+	return &queue.Entry{ID: "e1", PRNumber: n, State: queue.StateCancelled}, nil
+}
+
+func (f *fakeService) GetSubmitted(_ context.Context, key queue.QueueKey, n int) (*queue.SubmittedPR, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.maybePanic()
+	f.submittedKeys = append(f.submittedKeys, key)
+	if f.submittedErr != nil {
+		return nil, f.submittedErr
+	}
+	return f.submitted, nil
+}
+
+// configure changes the fake's answers under its lock.
+func (f *fakeService) configure(fn func(f *fakeService)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn(f)
+}
+
+// serviceCalls is a copy of what the fake recorded.
+type serviceCalls struct {
+	createKeys    []queue.QueueKey
+	creates       []queue.Settings
+	getKeys       []queue.QueueKey
+	submits       []queue.SubmitRequest
+	cancels       []cancelCall
+	submittedKeys []queue.QueueKey
+}
+
+func (f *fakeService) calls() serviceCalls {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return serviceCalls{
+		createKeys:    append([]queue.QueueKey(nil), f.createKeys...),
+		creates:       append([]queue.Settings(nil), f.createCalls...),
+		getKeys:       append([]queue.QueueKey(nil), f.getKeys...),
+		submits:       append([]queue.SubmitRequest(nil), f.submits...),
+		cancels:       append([]cancelCall(nil), f.cancels...),
+		submittedKeys: append([]queue.QueueKey(nil), f.submittedKeys...),
+	}
+}
+
+// configure changes the fake's behaviour under its lock.
+func (f *fakeTokens) configure(fn func(f *fakeTokens)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn(f)
+}
+
+func (f *fakeTokens) lookupCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.lookups
+}
+
+// tokensFixture is an unscoped, live token.
+func tokensFixture() queue.APIToken { return queue.APIToken{Name: "fixture"} }

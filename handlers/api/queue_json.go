@@ -1,0 +1,70 @@
+package api
+
+import "github.com/mergequeue/mq/queue"
+
+// queueJSON is a queue as the API shows it: seed §2.3 without
+// enqueuedPullRequests, plus the SPEC §7 settings. Every field is always
+// present; enums are lower case; requiredStatuses keeps null (use branch
+// protection) apart from [] (explicitly none). getQueue adds the entries;
+// updateQueue answers this alone.
+type queueJSON struct {
+	State                       string   `json:"state"`
+	Branch                      string   `json:"branch"`
+	Concurrency                 int      `json:"concurrency"`
+	TestingTimeoutMinutes       int      `json:"testingTimeoutMinutes"`
+	Mode                        string   `json:"mode"`
+	CanOptimisticallyMerge      bool     `json:"canOptimisticallyMerge"`
+	PendingFailureDepth         int      `json:"pendingFailureDepth"`
+	Batch                       bool     `json:"batch"`
+	BatchingMaxWaitTimeMinutes  int      `json:"batchingMaxWaitTimeMinutes"`
+	BatchingMinSize             int      `json:"batchingMinSize"`
+	CreatePrsForTestingBranches bool     `json:"createPrsForTestingBranches"`
+	CommentsEnabled             bool     `json:"commentsEnabled"`
+	CommandsEnabled             bool     `json:"commandsEnabled"`
+	StatusCheckEnabled          bool     `json:"statusCheckEnabled"`
+	BisectionConcurrency        int      `json:"bisectionConcurrency"`
+	RequiredStatuses            []string `json:"requiredStatuses"`
+	DirectMergeMode             string   `json:"directMergeMode"`
+	OptimizationMode            string   `json:"optimizationMode"`
+	MergeMethod                 string   `json:"mergeMethod"`
+
+	EnqueueingLabel      string `json:"enqueueingLabel"`
+	LabelCommandsEnabled bool   `json:"labelCommandsEnabled"`
+	StateLabelsEnabled   bool   `json:"stateLabelsEnabled"`
+	ExtensionEnabled     bool   `json:"extensionEnabled"`
+	BatchingMaxSize      int    `json:"batchingMaxSize"`
+	NotReadyTimeoutHours int    `json:"notReadyTimeoutHours"`
+}
+
+// newQueueJSON renders q. bisectionConcurrency and batchingMaxSize are the
+// effective values (following concurrency and batchingMinSize while unset).
+func newQueueJSON(q *queue.Queue) queueJSON {
+	s := q.Settings
+	return queueJSON{
+		State:                       string(q.State),
+		Branch:                      q.Key.Branch,
+		Concurrency:                 s.Concurrency,
+		TestingTimeoutMinutes:       s.TestingTimeoutMinutes,
+		Mode:                        string(s.Mode),
+		CanOptimisticallyMerge:      s.CanOptimisticallyMerge,
+		PendingFailureDepth:         s.PendingFailureDepth,
+		Batch:                       s.Batch,
+		BatchingMaxWaitTimeMinutes:  s.BatchingMaxWaitTimeMinutes,
+		BatchingMinSize:             s.BatchingMinSize,
+		CreatePrsForTestingBranches: s.CreatePrsForTestingBranches,
+		CommentsEnabled:             s.CommentsEnabled,
+		CommandsEnabled:             s.CommandsEnabled,
+		StatusCheckEnabled:          s.StatusCheckEnabled,
+		BisectionConcurrency:        s.EffectiveBisectionConcurrency(),
+		RequiredStatuses:            s.RequiredStatuses,
+		DirectMergeMode:             string(s.DirectMergeMode),
+		OptimizationMode:            string(s.OptimizationMode),
+		MergeMethod:                 string(s.MergeMethod),
+		EnqueueingLabel:             s.EnqueueingLabel,
+		LabelCommandsEnabled:        s.LabelCommandsEnabled,
+		StateLabelsEnabled:          s.StateLabelsEnabled,
+		ExtensionEnabled:            s.ExtensionEnabled,
+		BatchingMaxSize:             s.EffectiveBatchingMaxSize(),
+		NotReadyTimeoutHours:        s.NotReadyTimeoutHours,
+	}
+}

@@ -1,0 +1,103 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// createQueueRequest: repo, targetBranch, and optionally mode and
+// concurrency; every other setting starts from queue.DefaultSettings.
+type createQueueRequest struct {
+	queueRequest
+	Mode        *string `json:"mode"`
+	Concurrency *int    `json:"concurrency"`
+}
+
+// settings applies the request's optional fields to the defaults.
+func (req *createQueueRequest) settings() (queue.Settings, error) {
+	s := queue.DefaultSettings()
+	if req.Mode != nil {
+		m, err := parseEnum("mode", *req.Mode, queue.ModeSingle, queue.ModeParallel)
+		if err != nil {
+			return s, err
+		}
+		s.Mode = m
+	}
+	if req.Concurrency != nil {
+		if *req.Concurrency < 1 {
+			return s, badRequestf("invalid field concurrency: must be at least 1, got %d", *req.Concurrency)
+		}
+		s.Concurrency = *req.Concurrency
+	}
+	return s, nil
+}
+
+// createQueue (POST /v1/createQueue) creates the queue of a branch: 200 {},
+// 409 if it exists.
+func (a *API) createQueue(w http.ResponseWriter, r *http.Request) error {
+	var req createQueueRequest
+	if err := readJSON(w, r, &req); err != nil {
+		return err
+	}
+	key, err := a.queueKey(r.Context(), req.queueRequest)
+	if err != nil {
+		return err
+	}
+	settings, err := req.settings()
+	if err != nil {
+		return err
+	}
+	if _, err := a.svc.CreateQueue(r.Context(), key, settings); err != nil {
+		if errors.Is(err, queue.ErrExists) {
+			return &apiError{Status: http.StatusConflict, Msg: fmt.Sprintf("queue %s already exists", key)}
+		}
+		return fmt.Errorf("failed to create queue %s: %w", key, err)
+	}
+	return writeEmpty(w)
+}
+
+// getQueueResponse is seed §2.3: the queue and its enqueued pull requests
+// (active admitted entries in queue order; never null).
+type getQueueResponse struct {
+	queueJSON
+	EnqueuedPullRequests []pullRequestJSON `json:"enqueuedPullRequests"`
+}
+
+// getQueue (POST /v1/getQueue) returns a queue's state, settings and
+// enqueued pull requests; 404 if the queue is unknown.
+func (a *API) getQueue(w http.ResponseWriter, r *http.Request) error {
+	var req queueRequest
+	if err := readJSON(w, r, &req); err != nil {
+		return err
+	}
+	key, err := a.queueKey(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	q, entries, err := a.svc.GetQueue(r.Context(), key)
+	if err != nil {
+		if errors.Is(err, queue.ErrNotFound) {
+			return queueNotFound(key)
+		}
+		return fmt.Errorf("failed to get queue %s: %w", key, err)
+	}
+	resp := getQueueResponse{
+		queueJSON:            newQueueJSON(q),
+		EnqueuedPullRequests: make([]pullRequestJSON, 0, len(entries)),
+	}
+	for _, e := range entries {
+		if !e.Admitted() { // the contract, enforced: never not_ready or ended
+			continue
+		}
+		resp.EnqueuedPullRequests = append(resp.EnqueuedPullRequests, newPullRequestJSON(e))
+	}
+	return writeJSON(w, resp)
+}
+
+// queueNotFound is the 404 for an unknown queue.
+func queueNotFound(key queue.QueueKey) error {
+	return notFoundf("no queue for branch %q of %s", key.Branch, key.Repo.FullName())
+}

@@ -1,0 +1,82 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// readinessJSON explains what a not_ready entry waits for (SPEC §7).
+type readinessJSON struct {
+	HasImpactedTargets      bool   `json:"hasImpactedTargets"`
+	RequiresImpactedTargets bool   `json:"requiresImpactedTargets"`
+	DoesBaseBranchMatch     bool   `json:"doesBaseBranchMatch"`
+	GitHubMergeability      string `json:"gitHubMergeability"`
+}
+
+// submittedPullRequestJSON is the getSubmittedPullRequest response: the
+// seed §2.4 fields plus why the state last changed, whether the entry is
+// still in the queue and its readiness. queuePosition (1-based, admitted
+// entries only) and testRunId are omitted when there is none.
+type submittedPullRequestJSON struct {
+	pullRequestJSON
+	StateReason                 string        `json:"stateReason"`
+	StateReasonDetail           string        `json:"stateReasonDetail"`
+	IsCurrentlySubmittedToQueue bool          `json:"isCurrentlySubmittedToQueue"`
+	Readiness                   readinessJSON `json:"readiness"`
+	QueuePosition               int           `json:"queuePosition,omitempty"`
+	TestRunID                   string        `json:"testRunId,omitempty"`
+}
+
+func newSubmittedPullRequestJSON(s *queue.SubmittedPR) submittedPullRequestJSON {
+	mergeability := s.Readiness.GitHubMergeability
+	if mergeability == "" {
+		mergeability = "unspecified"
+	}
+	return submittedPullRequestJSON{
+		pullRequestJSON:             newPullRequestJSON(s.Entry),
+		StateReason:                 string(s.Entry.StateReason),
+		StateReasonDetail:           s.Entry.StateReasonDetail,
+		IsCurrentlySubmittedToQueue: s.IsCurrentlySubmitted,
+		Readiness: readinessJSON{
+			HasImpactedTargets:      s.Readiness.HasImpactedTargets,
+			RequiresImpactedTargets: s.Readiness.RequiresImpactedTargets,
+			DoesBaseBranchMatch:     s.Readiness.DoesBaseBranchMatch,
+			GitHubMergeability:      mergeability,
+		},
+		QueuePosition: s.QueuePosition,
+		TestRunID:     s.TestRunID,
+	}
+}
+
+// getSubmittedPullRequest (POST /v1/getSubmittedPullRequest) returns a PR's
+// entry, also after it ended; 404 if the queue is unknown or the PR was
+// never submitted to it.
+func (a *API) getSubmittedPullRequest(w http.ResponseWriter, r *http.Request) error {
+	var req prRequest
+	if err := readJSON(w, r, &req); err != nil {
+		return err
+	}
+	if err := req.validate(); err != nil {
+		return err
+	}
+	key, err := a.queueKey(r.Context(), req.queueRequest)
+	if err != nil {
+		return err
+	}
+	n := int(req.PR.Number)
+	sub, err := a.svc.GetSubmitted(r.Context(), key, n)
+	if err != nil {
+		if errors.Is(err, queue.ErrNotFound) {
+			return notFoundf("pull request #%d was never submitted to the queue for branch %q of %s (or that queue does not exist)",
+				n, key.Branch, key.Repo.FullName())
+		}
+		return fmt.Errorf("failed to get submitted pull request #%d in %s: %w", n, key, err)
+	}
+	if sub == nil || sub.Entry == nil {
+		return fmt.Errorf("service returned no entry for pull request #%d in %s", n, key)
+	}
+	return writeJSON(w, newSubmittedPullRequestJSON(sub))
+}

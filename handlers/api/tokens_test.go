@@ -1,0 +1,139 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+var secretPattern = regexp.MustCompile(`^mq_[a-z2-7]{52}$`)
+
+func TestIssueToken(t *testing.T) {
+	t.Parallel()
+	store := newFakeTokens()
+	secret, tok, err := IssueToken(context.Background(), store, " ci ", []string{"octo/widgets"}, []string{"acme"}, 24*time.Hour, testNow)
+	if err != nil {
+		t.Fatalf("IssueToken: %v", err)
+	}
+	if !secretPattern.MatchString(secret) {
+		t.Errorf("secret %q does not match %s", secret, secretPattern)
+	}
+	if _, err := uuid.Parse(tok.ID); err != nil {
+		t.Errorf("ID %q is not a UUID: %v", tok.ID, err)
+	}
+	if !bytes.Equal(tok.Hash, HashToken(secret)) {
+		t.Error("Hash is not the SHA-256 of the secret")
+	}
+	if tok.Name != "ci" || !tok.CreatedAt.Equal(testNow) || !tok.ExpiresAt.Equal(testNow.Add(24*time.Hour)) {
+		t.Errorf("token = %+v", tok)
+	}
+	stored, err := store.TokenByHash(context.Background(), HashToken(secret))
+	if err != nil || stored.ID != tok.ID {
+		t.Fatalf("stored token = %+v, %v", stored, err)
+	}
+
+	// The secret authenticates through the API, within its scope only.
+	svc := &fakeService{}
+	handler := New(svc, store, Options{Now: func() time.Time { return testNow }})
+	send := func(owner string) int {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, "/v1/createQueue",
+			strings.NewReader(`{"repo":{"host":"github.com","owner":"`+owner+`","name":"widgets"},"targetBranch":"main"}`))
+		req.Header.Set(TokenHeader, secret)
+		handler.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	if got := send("octo"); got != http.StatusOK {
+		t.Errorf("in scope: %d", got)
+	}
+	if got := send("other"); got != http.StatusForbidden {
+		t.Errorf("out of scope: %d", got)
+	}
+}
+
+func TestIssueTokenSecretsDiffer(t *testing.T) {
+	t.Parallel()
+	store := newFakeTokens()
+	a, _, err := IssueToken(context.Background(), store, "a", nil, nil, 0, testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, tok, err := IssueToken(context.Background(), store, "b", nil, nil, 0, testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a == b {
+		t.Error("two tokens share a secret")
+	}
+	if !tok.ExpiresAt.IsZero() || tok.Repos != nil || tok.Owners != nil {
+		t.Errorf("ttl 0 and no scope: got %+v", tok)
+	}
+}
+
+func TestIssueTokenErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		tok    string
+		repos  []string
+		owners []string
+		ttl    time.Duration
+		want   string
+	}{
+		{"empty name", "  ", nil, nil, 0, "name is required"},
+		{"control in name", "a\nb", nil, nil, 0, "printable"},
+		{"negative ttl", "ci", nil, nil, -time.Second, "negative"},
+		{"repo without slash", "ci", []string{"widgets"}, nil, 0, "owner/name"},
+		{"repo with two slashes", "ci", []string{"a/b/c"}, nil, 0, "owner/name"},
+		{"repo empty owner", "ci", []string{"/b"}, nil, 0, "owner/name"},
+		{"repo empty name", "ci", []string{"a/"}, nil, 0, "owner/name"},
+		{"repo dot name", "ci", []string{"a/.."}, nil, 0, "owner/name"},
+		{"owner with slash", "ci", nil, []string{"a/b"}, 0, "owner"},
+		{"owner empty", "ci", nil, []string{""}, 0, "owner"},
+		{"duplicate live name", "taken", nil, nil, 0, "already exists"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			store := newFakeTokens()
+			store.add("x", queue.APIToken{Name: "taken"})
+			_, _, err := IssueToken(context.Background(), store, tt.tok, tt.repos, tt.owners, tt.ttl, testNow)
+			var ie *queue.InputError
+			if !errors.As(err, &ie) || !strings.Contains(ie.Msg, tt.want) {
+				t.Fatalf("err = %v, want an InputError containing %q", err, tt.want)
+			}
+			if list, _ := store.ListTokens(context.Background()); len(list) != 1 {
+				t.Errorf("store holds %d tokens, want 1", len(list))
+			}
+		})
+	}
+}
+
+func TestIssueTokenReusesRevokedName(t *testing.T) {
+	t.Parallel()
+	store := newFakeTokens()
+	store.add("x", queue.APIToken{Name: "ci", RevokedAt: testNow})
+	if _, _, err := IssueToken(context.Background(), store, "ci", nil, nil, 0, testNow); err != nil {
+		t.Fatalf("IssueToken: %v", err)
+	}
+}
+
+func TestIssueTokenStoreFailure(t *testing.T) {
+	t.Parallel()
+	store := newFakeTokens()
+	store.configure(func(f *fakeTokens) { f.err = errors.New("read-only database") })
+	_, _, err := IssueToken(context.Background(), store, "ci", nil, nil, 0, testNow)
+	if err == nil || !strings.Contains(err.Error(), "read-only database") {
+		t.Fatalf("err = %v", err)
+	}
+}

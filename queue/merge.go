@@ -141,4 +141,3 @@ func (s *Service) verifyTree(ctx context.Context, q *Queue, e *Entry, r *TestRun
 	s.postComment(ctx, q, e, "⚠️ Merge queue alert: "+msg)
 	return nil
 }
-

@@ -209,7 +209,9 @@ func TestParsePriority(t *testing.T) {
 }
 
 func TestEvaluateChecks(t *testing.T) {
-	res := func(name string, st CheckState) CheckResult { return CheckResult{Name: name, State: st, Raw: string(st)} }
+	res := func(name string, st CheckState) CheckResult {
+		return CheckResult{Name: name, State: st, Raw: string(st)}
+	}
 	tests := []struct {
 		name     string
 		required []string

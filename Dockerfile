@@ -1,0 +1,30 @@
+# syntax=docker/dockerfile:1
+
+# Build a static binary (modernc.org/sqlite is pure Go, so CGO is off).
+FROM golang:1.26 AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN --mount=type=cache,target=/go/pkg/mod go mod download
+COPY . .
+ARG VERSION=dev
+RUN --mount=type=cache,target=/go/pkg/mod \
+    --mount=type=cache,target=/root/.cache/go-build \
+    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/bot ./cmd/bot
+# The database volume must be writable by the runtime's nonroot user.
+RUN mkdir -p /out/data
+
+# Minimal runtime: no shell, no git (the bot only talks to GitHub's API).
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /out/bot /bot
+COPY --from=build --chown=65532:65532 /out/data /data
+# The example config takes its secrets from the environment
+# (MQ_GITHUB_APP_ID, MQ_GITHUB_WEBHOOK_SECRET, MQ_GITHUB_PRIVATE_KEY[_PATH]);
+# mount your own file over it to change anything else.
+COPY config.example.yml /etc/mq/config.yml
+ENV MQ_DATABASE_PATH=/data/mq.db
+VOLUME /data
+EXPOSE 8080
+# Numeric, so Kubernetes runAsNonRoot can verify it.
+USER 65532:65532
+ENTRYPOINT ["/bot"]
+CMD ["serve", "--config", "/etc/mq/config.yml"]

@@ -1,0 +1,173 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mergequeue/mq/githubx"
+	"github.com/mergequeue/mq/handlers"
+	"github.com/mergequeue/mq/handlers/api"
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/sqlite"
+)
+
+// Options adjust an App beyond its configuration (tests, the sandbox).
+type Options struct {
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Logger replaces the logger built from the configuration.
+	Logger *zerolog.Logger
+	// GitHubOptions are passed to the GitHub client.
+	GitHubOptions []githubx.Option
+}
+
+// App is the whole service: store, GitHub client, queue service, workers,
+// webhook inbox and the HTTP routes.
+type App struct {
+	cfg       *Config
+	log       zerolog.Logger
+	store     *sqlite.Store
+	gh        *githubx.Client
+	svc       *queue.Service
+	workers   *Workers
+	processor *handlers.Processor
+	metrics   *metrics
+	handler   http.Handler
+	botLogin  string
+	inboxDone chan struct{}
+}
+
+// New validates the configuration, opens the store, proves the GitHub App
+// credentials work, creates the bootstrap queues and builds the routes. It
+// starts nothing: call Start.
+func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid configuration: %w", err)
+	}
+	log := cfg.Logger()
+	if opts.Logger != nil {
+		log = *opts.Logger
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	ctx = log.WithContext(ctx)
+	gh, err := githubx.New(githubx.Config{
+		V3APIURL: cfg.GitHub.V3APIURL, V4APIURL: cfg.GitHub.V4APIURL, WebURL: cfg.GitHub.WebURL,
+		AppID: cfg.GitHub.App.IntegrationID, PrivateKey: cfg.PrivateKeyPEM(), Host: cfg.GitHub.Host,
+	}, opts.GitHubOptions...)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create the GitHub client: %w", err)
+	}
+	slug, err := gh.AppSlug(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("failed to authenticate as the GitHub App (check app id and private key): %w", err)
+	}
+	store, err := sqlite.Open(ctx, cfg.Database.Path)
+	if err != nil {
+		return nil, fmt.Errorf("failed to open the database: %w", err)
+	}
+	a := &App{cfg: cfg, log: log, store: store, gh: gh, botLogin: cfg.BotLoginFor(slug), metrics: newMetrics()}
+	a.workers = NewWorkers(nil, cfg.Engine.ReconcileInterval, opts.Now)
+	a.svc = queue.NewService(store, gh, queue.Options{
+		Now: opts.Now, Wake: a.workers.Wake, ReconcileEvery: cfg.Engine.ReconcileInterval,
+		PublicURL: cfg.Server.PublicURL, OnTreeMismatch: a.metrics.treeMismatch,
+	})
+	a.workers.svc = a.svc
+	if err := a.bootstrapQueues(ctx); err != nil {
+		_ = store.Close()
+		return nil, err
+	}
+	hcfg := handlers.Config{Host: cfg.GitHub.Host, BotLogin: a.botLogin, CommandPrefix: cfg.Commands.Prefix}
+	a.processor = handlers.NewProcessor(store, handlers.New(hcfg, a.svc, gh), log)
+	receiver, err := handlers.NewReceiver(cfg.GitHub.App.WebhookSecret, store, a.processor.Wake)
+	if err != nil {
+		_ = store.Close()
+		return nil, fmt.Errorf("failed to create the webhook receiver: %w", err)
+	}
+	restAPI := api.New(a.svc, store, api.Options{Host: cfg.GitHub.Host, Now: opts.Now, Logger: log})
+	a.handler = a.routes(receiver, restAPI)
+	log.Info().Str("app", slug).Str("bot", a.botLogin).Str("database", store.Path()).Msg("merge queue ready")
+	return a, nil
+}
+
+// bootstrapQueues creates the configured queues that do not exist yet.
+func (a *App) bootstrapQueues(ctx context.Context) error {
+	for i, b := range a.cfg.Queues {
+		settings, err := b.Settings()
+		if err != nil {
+			return fmt.Errorf("queues[%d]: %w", i, err)
+		}
+		_, err = a.svc.CreateQueue(ctx, b.Key(a.cfg.GitHub.Host), settings)
+		if err != nil && !errors.Is(err, queue.ErrExists) {
+			return fmt.Errorf("failed to create bootstrap queue %s: %w", b.Repo, err)
+		}
+	}
+	return nil
+}
+
+// Service is the queue service (for the sandbox and tests).
+func (a *App) Service() *queue.Service { return a.svc }
+
+// Store is the durable store (for the CLI and tests).
+func (a *App) Store() *sqlite.Store { return a.store }
+
+// Handler serves every route.
+func (a *App) Handler() http.Handler { return a.handler }
+
+// Start runs the queue workers and the webhook inbox until ctx ends, and
+// wakes every queue so that work left by a previous process resumes.
+func (a *App) Start(ctx context.Context) error {
+	ctx = a.log.WithContext(ctx)
+	a.workers.Start(ctx)
+	queues, err := a.svc.ListQueues(ctx)
+	if err != nil {
+		return fmt.Errorf("failed to list queues: %w", err)
+	}
+	for _, q := range queues {
+		a.workers.Wake(q.ID)
+	}
+	a.inboxDone = make(chan struct{})
+	go func() {
+		defer close(a.inboxDone)
+		if err := a.processor.Run(ctx); err != nil {
+			a.log.Error().Err(err).Msg("webhook inbox stopped")
+		}
+	}()
+	return nil
+}
+
+// Serve serves HTTP on ln until ctx ends, then shuts down gracefully.
+func (a *App) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return a.log.WithContext(context.Background()) }}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http server stopped: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return fmt.Errorf("failed to shut down the http server: %w", err)
+	}
+	return nil
+}
+
+// Close waits for the workers (after the Start context ended) and closes
+// the store.
+func (a *App) Close() error {
+	a.workers.Wait()
+	if a.inboxDone != nil {
+		<-a.inboxDone
+	}
+	return a.store.Close()
+}

@@ -1,0 +1,61 @@
+package app
+
+import (
+	"html/template"
+	"net/http"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+var dashboardPage = template.Must(template.New("dashboard").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="5">
+<title>Merge queue</title>
+<style>body{font-family:system-ui,sans-serif;margin:2rem;color:#222}table{border-collapse:collapse;margin-bottom:2rem}
+td,th{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}th{background:#f3f3f3}.paused{color:#b00}</style>
+</head><body><h1>Merge queue</h1>
+{{range .}}<h2>{{.Queue.Key.Repo.FullName}} → <code>{{.Queue.Key.Branch}}</code>
+ <small>({{.Queue.State}}, {{.Queue.Settings.Mode}}, concurrency {{.Queue.Settings.Concurrency}})</small></h2>
+{{if .Queue.PausedReason}}<p class="paused">{{.Queue.PausedReason}}</p>{{end}}
+<table><tr><th>#</th><th>PR</th><th>Title</th><th>State</th><th>Reason</th><th>Detail</th><th>Priority</th></tr>
+{{range $i, $e := .Entries}}<tr><td>{{$i}}</td><td>#{{$e.PRNumber}}</td><td>{{$e.PR.Title}}</td><td>{{$e.State}}</td>
+<td>{{$e.StateReason}}</td><td>{{$e.StateReasonDetail}}</td><td>{{$e.PriorityName}}</td></tr>
+{{else}}<tr><td colspan="7">empty</td></tr>{{end}}</table>
+{{else}}<p>No queues yet. Create one with <code>POST /v1/createQueue</code>.</p>{{end}}
+</body></html>`))
+
+type dashboardQueue struct {
+	Queue   *queue.Queue
+	Entries []*queue.Entry
+}
+
+// dashboard shows every queue with its active entries (admitted ones in
+// queue order, then those not ready yet). It refreshes itself.
+func (a *App) dashboard(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	queues, err := a.store.ListQueues(ctx)
+	if err != nil {
+		a.log.Error().Err(err).Msg("dashboard: failed to list queues")
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	var view []dashboardQueue
+	for _, q := range queues {
+		entries, err := a.store.ListActiveEntries(ctx, q.ID)
+		if err != nil {
+			a.log.Error().Err(err).Msg("dashboard: failed to list entries")
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
+		ordered := (&queue.Snapshot{Entries: entries}).Ordered()
+		for _, e := range entries {
+			if !e.Admitted() {
+				ordered = append(ordered, e)
+			}
+		}
+		view = append(view, dashboardQueue{Queue: q, Entries: ordered})
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := dashboardPage.Execute(w, view); err != nil {
+		a.log.Error().Err(err).Msg("dashboard: failed to render")
+	}
+}

@@ -1,0 +1,198 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mergequeue/mq/app"
+	"github.com/mergequeue/mq/githubx"
+	"github.com/mergequeue/mq/githubx/fakegithub"
+)
+
+// Options configure an Env.
+type Options struct {
+	// Dir holds the database and the git repositories ("" = a temporary
+	// directory removed by Close).
+	Dir string
+	// Addr is where the app listens ("" = a random loopback port).
+	Addr string
+	// FakeAddr is where the fake GitHub listens ("" = a random loopback port).
+	FakeAddr string
+	// Logger for the app (default: no logs).
+	Logger *zerolog.Logger
+	// CI configures the simulated CI.
+	CI fakegithub.CIOptions
+	// ReconcileInterval for the engine (default 2s).
+	ReconcileInterval time.Duration
+	// Host is the GitHub host name queues use (default "github.com").
+	Host string
+}
+
+// Env is a running fake GitHub plus a running app.
+type Env struct {
+	Fake *fakegithub.Server
+	// URL is the app's base URL (REST API at URL+"/v1/").
+	URL string
+
+	opts    Options
+	dir     string
+	ownDir  bool
+	cfg     *app.Config
+	app     *app.App
+	cancel  context.CancelFunc
+	serveCh chan error
+}
+
+// Start starts the fake GitHub and the app, wiring webhooks to the app.
+func Start(ctx context.Context, opts Options) (*Env, error) {
+	if opts.ReconcileInterval <= 0 {
+		opts.ReconcileInterval = 2 * time.Second
+	}
+	if opts.Host == "" {
+		opts.Host = "github.com"
+	}
+	e := &Env{opts: opts, dir: opts.Dir}
+	if e.dir == "" {
+		dir, err := os.MkdirTemp("", "mq-sandbox-")
+		if err != nil {
+			return nil, fmt.Errorf("failed to create sandbox dir: %w", err)
+		}
+		e.dir, e.ownDir = dir, true
+	}
+	secret, err := randomHex(16)
+	if err != nil {
+		return nil, err
+	}
+	fake, err := fakegithub.New(fakegithub.Options{Addr: opts.FakeAddr, Dir: filepath.Join(e.dir, "git"),
+		WebhookSecret: secret, CI: opts.CI})
+	if err != nil {
+		e.removeDir()
+		return nil, fmt.Errorf("failed to start the fake GitHub: %w", err)
+	}
+	e.Fake = fake
+	cfg, err := app.LoadConfig("", func(string) string { return "" })
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	cfg.GitHub.WebURL = fake.URL()
+	cfg.GitHub.V3APIURL = fake.URL() + "/"
+	cfg.GitHub.V4APIURL = fake.URL() + "/graphql"
+	cfg.GitHub.Host = opts.Host
+	cfg.GitHub.App.IntegrationID = fake.AppID()
+	cfg.GitHub.App.PrivateKey = string(fake.AppPrivateKeyPEM())
+	cfg.GitHub.App.WebhookSecret = secret
+	cfg.Database.Path = filepath.Join(e.dir, "mq.db")
+	cfg.Engine.ReconcileInterval = opts.ReconcileInterval
+	e.cfg = cfg
+	if err := e.startApp(ctx); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// startApp starts an app on the environment's database and fake GitHub.
+func (e *Env) startApp(ctx context.Context) error {
+	addr := e.opts.Addr
+	switch {
+	case e.URL != "":
+		addr = strings.TrimPrefix(e.URL, "http://") // a restart keeps its address
+	case addr == "":
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("failed to listen on %s: %w", addr, err)
+	}
+	e.cfg.Server.PublicURL = "http://" + ln.Addr().String()
+	logger := zerolog.Nop()
+	if e.opts.Logger != nil {
+		logger = *e.opts.Logger
+	}
+	// Tests and the sandbox run everything on loopback: retry fast.
+	policy := githubx.DefaultRetryPolicy()
+	policy.BaseDelay, policy.MaxDelay = 10*time.Millisecond, 50*time.Millisecond
+	a, err := app.New(ctx, e.cfg, app.Options{Logger: &logger, GitHubOptions: []githubx.Option{githubx.WithRetryPolicy(policy)}})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	if err := a.Start(runCtx); err != nil {
+		cancel()
+		ln.Close()
+		return errors.Join(err, a.Close())
+	}
+	e.app, e.cancel, e.URL = a, cancel, "http://"+ln.Addr().String()
+	e.serveCh = make(chan error, 1)
+	go func() { e.serveCh <- a.Serve(runCtx, ln) }()
+	e.Fake.SetWebhookURL(e.URL + "/api/github/hook")
+	return nil
+}
+
+// App is the running app.
+func (e *Env) App() *app.App { return e.app }
+
+// WebhookSecret is the secret the fake GitHub signs webhooks with.
+func (e *Env) WebhookSecret() string { return e.cfg.GitHub.App.WebhookSecret }
+
+// DatabasePath is the app's SQLite file.
+func (e *Env) DatabasePath() string { return e.cfg.Database.Path }
+
+// StopApp stops the app (the fake GitHub keeps running; webhooks sent
+// meanwhile fail, as they would against a stopped server).
+func (e *Env) StopApp() error {
+	if e.app == nil {
+		return nil
+	}
+	e.Fake.SetWebhookURL("http://127.0.0.1:1/unreachable")
+	e.cancel()
+	serveErr := <-e.serveCh
+	err := errors.Join(serveErr, e.app.Close())
+	e.app = nil
+	return err
+}
+
+// RestartApp starts a new app process on the same database and address.
+func (e *Env) RestartApp(ctx context.Context) error {
+	if err := e.StopApp(); err != nil {
+		return err
+	}
+	return e.startApp(ctx)
+}
+
+// Close stops everything and removes a temporary directory.
+func (e *Env) Close() {
+	if err := e.StopApp(); err != nil && e.opts.Logger != nil {
+		e.opts.Logger.Warn().Err(err).Msg("failed to stop the app")
+	}
+	if e.Fake != nil {
+		e.Fake.Close()
+	}
+	e.removeDir()
+}
+
+func (e *Env) removeDir() {
+	if e.ownDir {
+		_ = os.RemoveAll(e.dir)
+	}
+}
+
+func randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("failed to read random bytes: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}

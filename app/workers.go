@@ -1,0 +1,120 @@
+package app
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// syncer is what a worker runs: one queue's Sync.
+type syncer interface {
+	Sync(ctx context.Context, queueID int64) (time.Time, error)
+}
+
+// Workers runs one goroutine per queue, each calling Sync when woken, when
+// the engine asked to be looked at again, and at least every interval. One
+// worker per queue serialises its engine; queues progress independently.
+type Workers struct {
+	svc      syncer
+	interval time.Duration
+	now      func() time.Time
+
+	mu      sync.Mutex
+	ctx     context.Context
+	wakes   map[int64]chan struct{}
+	wg      sync.WaitGroup
+	stopped bool
+}
+
+// NewWorkers returns a pool; Start begins it.
+func NewWorkers(svc syncer, interval time.Duration, now func() time.Time) *Workers {
+	if now == nil {
+		now = time.Now
+	}
+	return &Workers{svc: svc, interval: interval, now: now, wakes: map[int64]chan struct{}{}}
+}
+
+// Start sets the context the workers run under; queues woken before Start
+// begin then.
+func (w *Workers) Start(ctx context.Context) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ctx = ctx
+	for id := range w.wakes {
+		w.spawn(id)
+	}
+}
+
+// Wake asks the queue's worker to sync soon, starting the worker if needed.
+// It never blocks.
+func (w *Workers) Wake(queueID int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return
+	}
+	ch, ok := w.wakes[queueID]
+	if !ok {
+		ch = make(chan struct{}, 1)
+		w.wakes[queueID] = ch
+		if w.ctx != nil {
+			w.spawn(queueID)
+		}
+	}
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// spawn starts a queue's worker; w.mu must be held.
+func (w *Workers) spawn(queueID int64) {
+	ch := w.wakes[queueID]
+	ctx := w.ctx
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		w.loop(ctx, queueID, ch)
+	}()
+}
+
+func (w *Workers) loop(ctx context.Context, queueID int64, wake chan struct{}) {
+	log := zerolog.Ctx(ctx).With().Int64("queue_id", queueID).Logger()
+	failures := 0
+	for {
+		next, err := w.svc.Sync(ctx, queueID)
+		if ctx.Err() != nil {
+			return
+		}
+		wait := w.interval
+		if err != nil {
+			failures++
+			log.Error().Err(err).Int("failures", failures).Msg("queue sync failed")
+			wait = min(time.Second<<min(failures, 6), w.interval)
+		} else {
+			failures = 0
+			if !next.IsZero() {
+				wait = min(wait, max(next.Sub(w.now()), 10*time.Millisecond))
+			}
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-wake:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+}
+
+// Wait blocks until every worker returned (after the Start context ended).
+func (w *Workers) Wait() {
+	w.mu.Lock()
+	w.stopped = true
+	w.mu.Unlock()
+	w.wg.Wait()
+}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mergequeue/mq/app/sandbox"
+	"github.com/mergequeue/mq/githubx/fakegithub"
+	"github.com/mergequeue/mq/handlers/api"
+	"github.com/mergequeue/mq/queue"
+)
+
+const (
+	demoOwner = "demo"
+	demoRepo  = "app"
+)
+
+// sandbox runs the product on a local fake GitHub with simulated CI, opens
+// a few pull requests (one of which fails CI), submits them by REST and by
+// comment, prints what happens, and runs until ctx ends.
+func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "address of the merge queue (REST API, dashboard, webhooks)")
+	fakeAddr := fs.String("github-addr", "127.0.0.1:0", "address of the fake GitHub")
+	dir := fs.String("dir", "", "directory for the database and git repositories (default: a temporary one)")
+	ciTime := fs.Duration("ci-time", 3*time.Second, "how long each simulated CI run takes")
+	verbose := fs.Bool("verbose", false, "print the bot's logs")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	opts := sandbox.Options{Dir: *dir, Addr: *addr, FakeAddr: *fakeAddr}
+	if *verbose {
+		l := zerolog.New(zerolog.ConsoleWriter{Out: stderr}).With().Timestamp().Logger()
+		opts.Logger = &l
+	}
+	env, err := sandbox.Start(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	env.Fake.SetCIHold(*ciTime > 0)
+
+	secret, _, err := api.IssueToken(ctx, env.App().Store(), "sandbox", nil, nil, 0, time.Now())
+	if err != nil {
+		return err
+	}
+	prs, err := seedDemo(ctx, env, secret)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, `
+Merge queue sandbox is running (Ctrl-C to stop).
+
+  dashboard      %[1]s/
+  REST API       %[1]s/v1/   (header x-api-token: %[2]s)
+  fake GitHub    %[3]s   (repository %[4]s/%[5]s)
+
+Try:
+  curl -s -H 'x-api-token: %[2]s' %[1]s/v1/getQueue \
+    -d '{"repo":{"host":"github.com","owner":"%[4]s","name":"%[5]s"},"targetBranch":"main"}'
+
+Opened pull requests %[6]v; #%[7]d adds a file named FAIL, which the simulated CI fails.
+
+`, env.URL, secret, env.Fake.URL(), demoOwner, demoRepo, prs, prs[2])
+
+	watch(ctx, env, stdout, *ciTime)
+	fmt.Fprintln(stdout, "\nstopping")
+	return nil
+}
+
+// seedDemo creates the demo repository, its queue, and four PRs: #1 and #3
+// by REST, #2 by a `/mq merge` comment, #4 by REST with high priority.
+func seedDemo(ctx context.Context, env *sandbox.Env, token string) ([]int, error) {
+	f := env.Fake
+	if err := f.CreateRepo(demoOwner, demoRepo, map[string]string{"README.md": "# demo app\n", "main.go": "package main\n\nfunc main() {}\n"}); err != nil {
+		return nil, err
+	}
+	if err := f.SetRequiredChecks(demoOwner, demoRepo, "main", []string{"ci/test"}); err != nil {
+		return nil, err
+	}
+	if err := f.SetPermission(demoOwner, demoRepo, "alice", "write"); err != nil {
+		return nil, err
+	}
+	repoJSON := map[string]any{"host": "github.com", "owner": demoOwner, "name": demoRepo}
+	if err := callAPI(ctx, env.URL, token, "createQueue", map[string]any{"repo": repoJSON, "targetBranch": "main", "concurrency": 2}); err != nil {
+		return nil, err
+	}
+	changes := []struct {
+		branch, title string
+		files         map[string]string
+	}{
+		{"docs", "Document the app", map[string]string{"docs/usage.md": "Run it.\n"}},
+		{"feature", "Add a greeting", map[string]string{"greet.go": "package main\n\nconst greeting = \"hi\"\n"}},
+		{"broken", "Break the build", map[string]string{"FAIL": "this change breaks CI\n"}},
+		{"refactor", "Tidy main", map[string]string{"main.go": "package main\n\n// main does nothing yet.\nfunc main() {}\n"}},
+	}
+	var prs []int
+	for _, c := range changes {
+		if _, err := f.Commit(demoOwner, demoRepo, c.branch, c.files, c.title); err != nil {
+			return nil, err
+		}
+		n, err := f.OpenPR(demoOwner, demoRepo, fakegithub.PROptions{Head: c.branch, Title: c.title, Author: "alice"})
+		if err != nil {
+			return nil, err
+		}
+		prs = append(prs, n)
+	}
+	submit := func(n int, priority any) error {
+		return callAPI(ctx, env.URL, token, "submitPullRequest", map[string]any{"repo": repoJSON, "targetBranch": "main",
+			"pr": map[string]any{"number": n}, "priority": priority})
+	}
+	if err := submit(prs[0], nil); err != nil {
+		return nil, err
+	}
+	if _, err := f.Comment(demoOwner, demoRepo, prs[1], "alice", "Ready to go.\n/mq merge"); err != nil {
+		return nil, err
+	}
+	if err := submit(prs[2], nil); err != nil {
+		return nil, err
+	}
+	if err := submit(prs[3], "high"); err != nil {
+		return nil, err
+	}
+	return prs, nil
+}
+
+// callAPI posts one REST operation and fails on any status but 200.
+func callAPI(ctx context.Context, base, token, op string, body any) error {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/"+op, bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("x-api-token", token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %d %s", op, resp.StatusCode, bytes.TrimSpace(out))
+	}
+	return nil
+}
+
+// watch prints every entry state change and paces the simulated CI until
+// ctx ends.
+func watch(ctx context.Context, env *sandbox.Env, out io.Writer, ciTime time.Duration) {
+	store := env.App().Store()
+	seen := map[string]string{}
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	lastRelease := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if ciTime > 0 && time.Since(lastRelease) >= ciTime {
+			env.Fake.ReleaseCI()
+			lastRelease = time.Now()
+		}
+		queues, err := store.ListQueues(ctx)
+		if err != nil {
+			continue
+		}
+		for _, q := range queues {
+			for n := 1; n <= 50; n++ {
+				e, err := store.GetEntry(ctx, q.ID, n)
+				if err != nil {
+					continue
+				}
+				key := fmt.Sprintf("%s|%s|%s", e.State, e.StateReason, e.StateReasonDetail)
+				if seen[e.ID] == key {
+					continue
+				}
+				seen[e.ID] = key
+				fmt.Fprintf(out, "%s  #%d %-18s %-14s %s\n", time.Now().Format("15:04:05"), e.PRNumber,
+					title(e), e.State, explain(e))
+			}
+		}
+	}
+}
+
+func title(e *queue.Entry) string {
+	t := e.PR.Title
+	if len(t) > 18 {
+		t = t[:17] + "…"
+	}
+	return t
+}
+
+func explain(e *queue.Entry) string {
+	if e.StateReasonDetail == "" {
+		return string(e.StateReason)
+	}
+	return fmt.Sprintf("(%s) %s", e.StateReason, e.StateReasonDetail)
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+
+	"github.com/mergequeue/mq/app"
+)
+
+// serve runs the merge queue as a GitHub App until ctx ends.
+func serve(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", "", "configuration file (YAML); secrets may come from MQ_* environment variables")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *configPath == "" && os.Getenv(app.EnvWebhookSecret) == "" {
+		return errors.New("--config is required (see config.example.yml)")
+	}
+	cfg, err := app.LoadConfig(*configPath, os.Getenv)
+	if err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("refusing to start: %w", err)
+	}
+	a, err := app.New(ctx, cfg, app.Options{})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Server.Address)
+	if err != nil {
+		_ = a.Close()
+		return fmt.Errorf("failed to listen on %s: %w", cfg.Server.Address, err)
+	}
+	if err := a.Start(ctx); err != nil {
+		return err
+	}
+	serveErr := a.Serve(ctx, ln)
+	return errors.Join(serveErr, a.Close())
+}

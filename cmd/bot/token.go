@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mergequeue/mq/app"
+	"github.com/mergequeue/mq/handlers/api"
+	"github.com/mergequeue/mq/queue/sqlite"
+)
+
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// token manages REST API tokens in the database named by the configuration.
+func token(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("usage: bot token create|list|revoke [flags]")
+	}
+	sub, args := args[0], args[1:]
+	fs := flag.NewFlagSet("token "+sub, flag.ContinueOnError)
+	configPath := fs.String("config", "", "configuration file (for the database path)")
+	dbPath := fs.String("db", "", "database file (overrides the configuration)")
+	name := fs.String("name", "", "token name (create)")
+	expires := fs.Duration("expires", 0, "lifetime, e.g. 720h (create; 0 = never)")
+	var repos, owners listFlag
+	fs.Var(&repos, "repo", "allow only this repository owner/name (create; repeatable)")
+	fs.Var(&owners, "owner", "allow only this owner's repositories (create; repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	path, err := databasePath(*configPath, *dbPath)
+	if err != nil {
+		return err
+	}
+	store, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	switch sub {
+	case "create":
+		secret, tok, err := api.IssueToken(ctx, store, *name, repos, owners, *expires, time.Now())
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "created token %q (id %s); it is shown only once:\n%s\n", tok.Name, tok.ID, secret)
+	case "list":
+		toks, err := store.ListTokens(ctx)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tSCOPE\tCREATED\tEXPIRES\tREVOKED")
+		for _, t := range toks {
+			scope := strings.Join(append(append([]string{}, t.Repos...), t.Owners...), ",")
+			if scope == "" {
+				scope = "all repositories"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, scope, when(t.CreatedAt), when(t.ExpiresAt), when(t.RevokedAt))
+		}
+		return tw.Flush()
+	case "revoke":
+		if fs.NArg() != 1 {
+			return errors.New("usage: bot token revoke [--config FILE] ID-OR-NAME")
+		}
+		if err := store.RevokeToken(ctx, fs.Arg(0), time.Now()); err != nil {
+			return fmt.Errorf("failed to revoke %q: %w", fs.Arg(0), err)
+		}
+		fmt.Fprintf(stdout, "revoked %s\n", fs.Arg(0))
+	default:
+		return fmt.Errorf("unknown token command %q (create, list, revoke)", sub)
+	}
+	return nil
+}
+
+// databasePath finds the database from --db, the configuration or the
+// environment, without requiring the GitHub App settings.
+func databasePath(configPath, dbPath string) (string, error) {
+	if dbPath != "" {
+		return dbPath, nil
+	}
+	cfg, err := app.LoadConfig(configPath, os.Getenv)
+	if err != nil {
+		return "", err
+	}
+	return cfg.Database.Path, nil
+}
+
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}

@@ -44,6 +44,11 @@ func prFacts(pr *github.PullRequest, readAt time.Time) queue.PRFacts {
 		MergeableState: pr.GetMergeableState(),
 		ReadAt:         readAt,
 	}
+	// Facts are as of GitHub's updated_at, the clock webhook payloads use
+	// too, so facts from reads and from webhooks order consistently.
+	if t := pr.GetUpdatedAt().Time; !t.IsZero() {
+		facts.ReadAt = t.UTC()
+	}
 	if pr.Mergeable != nil {
 		m := *pr.Mergeable
 		facts.Mergeable = &m

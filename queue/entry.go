@@ -71,7 +71,9 @@ type PRFacts struct {
 	MergeableState string
 	// Mergeable is GitHub's mergeable: nil while GitHub computes it.
 	Mergeable *bool
-	// ReadAt is when the facts were read; zero if never.
+	// ReadAt is the moment the facts describe: GitHub's updated_at of the
+	// PR (the same clock for API reads and webhook payloads, so newer facts
+	// win whatever arrives first); zero if never read.
 	ReadAt time.Time
 }
 

@@ -40,6 +40,7 @@ type Service struct {
 	mu            sync.Mutex
 	locks         map[int64]*sync.Mutex
 	lastReconcile map[int64]time.Time
+	lastPolled    map[string]time.Time // entry ID → last read of its PR
 }
 
 // NewService returns a Service over a store and a GitHub port.
@@ -57,7 +58,7 @@ func NewService(store Store, gh GitHub, opts Options) *Service {
 		opts.ReconcileEvery = 30 * time.Second
 	}
 	return &Service{store: store, gh: gh, opts: opts,
-		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{}}
+		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{}, lastPolled: map[string]time.Time{}}
 }
 
 // SetWake sets the function that wakes a queue's worker.
@@ -222,7 +223,7 @@ func (s *Service) refreshNotReady(ctx context.Context, q *Queue) error {
 		return fmt.Errorf("failed to list entries: %w", err)
 	}
 	for _, e := range entries {
-		if e.State != StateNotReady || s.now().Sub(e.PR.ReadAt) < NotReadyPoll {
+		if e.State != StateNotReady || !s.pollDue(e.ID) {
 			continue
 		}
 		pr, err := s.gh.GetPullRequest(ctx, q.Key.Repo, e.PRNumber)
@@ -234,6 +235,19 @@ func (s *Service) refreshNotReady(ctx context.Context, q *Queue) error {
 		}
 	}
 	return nil
+}
+
+// pollDue reports whether a not_ready entry's PR is due for a re-read, and
+// if so records the read.
+func (s *Service) pollDue(entryID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	if last, ok := s.lastPolled[entryID]; ok && now.Sub(last) < NotReadyPoll {
+		return false
+	}
+	s.lastPolled[entryID] = now
+	return true
 }
 
 // applyFacts stores newer facts about an entry's PR under the queue lock.

@@ -127,6 +127,13 @@ type Entry struct {
 	// Restarts counts how often the entry's tests were restarted.
 	Restarts int
 
+	// Impacted targets (parallel mode), uploaded for the head TargetsSHA:
+	// TargetsAll marks "impacts every target"; TargetsCount is the list's
+	// length. The list itself is kept apart (Store.GetTargets).
+	TargetsSHA   string
+	TargetsAll   bool
+	TargetsCount int
+
 	// GitHub surfaces owned by the entry (0 when not created yet).
 	StatusCommentID int64
 	CheckRunID      int64
@@ -137,3 +144,54 @@ func (e *Entry) Active() bool { return !e.State.Terminal() }
 
 // Admitted reports whether the entry has a place in the queue order.
 func (e *Entry) Admitted() bool { return e.Active() && e.State != StateNotReady }
+
+// HasTargets reports whether impacted targets were uploaded for the
+// entry's submitted head.
+func (e *Entry) HasTargets() bool { return e.TargetsSHA != "" && e.TargetsSHA == e.PRSHA }
+
+// Targets is the impacted-target set of one entry for one head SHA.
+type Targets struct {
+	EntryID   string
+	SHA       string
+	All       bool
+	List      []string
+	UpdatedAt time.Time
+}
+
+// Event is one recorded state change of an entry: the history behind
+// "always say why", metrics over the last hour, and the dashboard.
+type Event struct {
+	ID       int64
+	QueueID  int64
+	EntryID  string
+	PRNumber int
+	At       time.Time
+	From     EntryState // "" for a submission of a new entry
+	To       EntryState
+	Reason   Reason
+	Detail   string
+	RunID    string
+}
+
+// EntryQuery selects entries for listing, newest first by ActivityAt
+// (ConcludedAt for ended entries, else SubmittedAt), then ID.
+type EntryQuery struct {
+	QueueID int64
+	States  []EntryState // empty = every state
+	Since   time.Time    // ActivityAt ≥ Since (zero = unbounded)
+	Until   time.Time    // ActivityAt < Until (zero = unbounded)
+	// After continues a listing: only entries strictly after this position
+	// in the order (ActivityAt descending, then ID descending).
+	AfterAt time.Time
+	AfterID string
+	Limit   int
+}
+
+// ActivityAt is the time an entry is listed under: when it ended, or when
+// it was submitted while active.
+func (e *Entry) ActivityAt() time.Time {
+	if !e.ConcludedAt.IsZero() {
+		return e.ConcludedAt
+	}
+	return e.SubmittedAt
+}

@@ -62,11 +62,19 @@ func (s *Service) transition(ctx context.Context, q *Queue, t Transition) error 
 			e.MergeIntent = false
 			e.BlockedBy = ""
 		}
+		runID := e.RunID
 		if t.ClearRun && e.RunID != "" {
 			orphan = e.RunID
 			e.RunID = ""
 		}
-		return tx.SaveEntry(ctx, e)
+		if err := tx.SaveEntry(ctx, e); err != nil {
+			return err
+		}
+		if from == t.To {
+			return nil
+		}
+		return tx.AddEvent(ctx, &Event{QueueID: q.ID, EntryID: e.ID, PRNumber: e.PRNumber, At: now,
+			From: from, To: t.To, Reason: t.Reason, Detail: t.Detail, RunID: runID})
 	})
 	if err != nil {
 		return fmt.Errorf("failed to move #%d to %s: %w", e.PRNumber, t.To, err)

@@ -96,7 +96,14 @@ func (s *Service) Submit(ctx context.Context, req SubmitRequest) (*Entry, error)
 	if ok, why := Ready(q, e); !ok {
 		e.StateReasonDetail = why
 	}
-	if err := s.store.SaveEntry(ctx, e); err != nil {
+	err = s.store.WithTx(ctx, func(tx Store) error {
+		if err := tx.SaveEntry(ctx, e); err != nil {
+			return err
+		}
+		return tx.AddEvent(ctx, &Event{QueueID: q.ID, EntryID: e.ID, PRNumber: e.PRNumber, At: now,
+			From: from, To: StateNotReady, Reason: ReasonSubmitted, Detail: "submitted by @" + submitter + " (" + req.Source + ")"})
+	})
+	if err != nil {
 		return nil, fmt.Errorf("failed to save entry for #%d: %w", req.PRNumber, err)
 	}
 	s.notify(ctx, q, e, from)

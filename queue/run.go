@@ -38,7 +38,10 @@ type TestRun struct {
 	SHA    string
 	// RequiredChecks are the check names that must pass, resolved at start.
 	RequiredChecks []string
-	Bisection      bool
+	// Bisection runs isolate the culprit of a failed batch; Parent is the
+	// failed run being bisected ("" otherwise).
+	Bisection bool
+	Parent    string
 
 	Status RunStatus
 	// FailureReason/FailureDetail say why a failed run failed

@@ -62,6 +62,19 @@ type Store interface {
 	// ListChecks returns every recorded result on a commit of repo.
 	ListChecks(ctx context.Context, repo Repo, sha string) ([]CheckResult, error)
 
+	// ListEntries lists a queue's entries, active or not (see EntryQuery).
+	ListEntries(ctx context.Context, q EntryQuery) ([]*Entry, error)
+
+	// SetTargets stores an entry's impacted targets, replacing earlier ones.
+	SetTargets(ctx context.Context, t Targets) error
+	// GetTargets returns an entry's impacted targets (ErrNotFound if none).
+	GetTargets(ctx context.Context, entryID string) (*Targets, error)
+
+	// AddEvent appends to the queue's event log and sets ev.ID.
+	AddEvent(ctx context.Context, ev *Event) error
+	// ListEvents returns the queue's events at or after since, oldest first.
+	ListEvents(ctx context.Context, queueID int64, since time.Time) ([]Event, error)
+
 	// AddMerge appends to the queue's merge log.
 	AddMerge(ctx context.Context, m MergeRecord) error
 	// ListMerges returns the queue's merge log, oldest first, limited to the

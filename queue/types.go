@@ -162,6 +162,19 @@ type Queue struct {
 	// PausedReason explains a pause the queue decided itself (e.g. a landed
 	// tree that differs from the tested tree); empty when paused by a user.
 	PausedReason string
+	// PendingMode is the mode the queue switches to once no run is testing
+	// (state switching_modes); ResumeState is the state it returns to then.
+	PendingMode Mode
+	ResumeState QueueState
+}
+
+// EffectiveMode is the mode the queue reports: the pending mode while it
+// switches (so a client reads back what it set), else its mode.
+func (q *Queue) EffectiveMode() Mode {
+	if q.PendingMode != "" {
+		return q.PendingMode
+	}
+	return q.Settings.Mode
 }
 
 // Admits reports whether the queue admits new entries (SPEC §4).

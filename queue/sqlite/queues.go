@@ -29,6 +29,8 @@ func queueColumns(r *queueRow) []column {
 		{"updated_at", timeVal(q.UpdatedAt), timeScan{&q.UpdatedAt}},
 		{"next_seq", q.NextSeq, &q.NextSeq},
 		{"paused_reason", q.PausedReason, &q.PausedReason},
+		{"pending_mode", string(q.PendingMode), &q.PendingMode},
+		{"resume_state", string(q.ResumeState), &q.ResumeState},
 	}
 }
 
@@ -104,12 +106,13 @@ func (o *ops) ListQueues(ctx context.Context) ([]*queue.Queue, error) {
 	return out, nil
 }
 
-// UpdateQueue saves q's state, settings, NextSeq, PausedReason and
-// UpdatedAt; queue.ErrNotFound if q.ID is unknown.
+// UpdateQueue saves q's state, settings, NextSeq, PausedReason,
+// PendingMode, ResumeState and UpdatedAt; queue.ErrNotFound if q.ID is unknown.
 func (o *ops) UpdateQueue(ctx context.Context, q *queue.Queue) error {
 	res, err := o.wr.ExecContext(ctx,
-		`UPDATE queues SET state = ?, settings = ?, next_seq = ?, paused_reason = ?, updated_at = ? WHERE id = ?`,
-		string(q.State), jsonVal{toSettingsDoc(q.Settings)}, q.NextSeq, q.PausedReason, timeVal(q.UpdatedAt), q.ID)
+		`UPDATE queues SET state = ?, settings = ?, next_seq = ?, paused_reason = ?, pending_mode = ?, resume_state = ?, updated_at = ? WHERE id = ?`,
+		string(q.State), jsonVal{toSettingsDoc(q.Settings)}, q.NextSeq, q.PausedReason, string(q.PendingMode), string(q.ResumeState),
+		timeVal(q.UpdatedAt), q.ID)
 	if err != nil {
 		return fmt.Errorf("failed to update queue %s: %w", q.Key, err)
 	}

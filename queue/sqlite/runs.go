@@ -31,6 +31,7 @@ func runColumns(r *queue.TestRun) []column {
 		{"started_at", timeVal(r.StartedAt), timeScan{&r.StartedAt}},
 		{"finished_at", timeVal(r.FinishedAt), timeScan{&r.FinishedAt}},
 		{"closed", r.Closed, &r.Closed},
+		{"parent", r.Parent, &r.Parent},
 	}
 }
 

@@ -1,0 +1,61 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// eventColumns lists the events table's columns, without id.
+func eventColumns(ev *queue.Event) []column {
+	return []column{
+		{"queue_id", ev.QueueID, &ev.QueueID},
+		{"entry_id", ev.EntryID, &ev.EntryID},
+		{"pr_number", ev.PRNumber, &ev.PRNumber},
+		{"at", timeVal(ev.At), timeScan{&ev.At}},
+		{"from_", string(ev.From), &ev.From},
+		{"to_", string(ev.To), &ev.To},
+		{"reason", string(ev.Reason), &ev.Reason},
+		{"detail", ev.Detail, &ev.Detail},
+		{"run_id", ev.RunID, &ev.RunID},
+	}
+}
+
+var (
+	eventCols   = eventColumns(&queue.Event{})
+	eventInsert = insertSQL("events", eventCols, "")
+	eventSince  = "SELECT id, " + selectList(eventCols, "") + " FROM events WHERE queue_id = ? AND at >= ? ORDER BY at, id"
+)
+
+// AddEvent appends ev to its queue's event log and sets ev.ID.
+func (o *ops) AddEvent(ctx context.Context, ev *queue.Event) error {
+	res, err := o.wr.ExecContext(ctx, eventInsert, columnArgs(eventColumns(ev))...)
+	if err != nil {
+		return fmt.Errorf("failed to record event of entry %s: %w", ev.EntryID, err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return fmt.Errorf("failed to read event id: %w", err)
+	}
+	ev.ID = id
+	return nil
+}
+
+// ListEvents returns the queue's events at or after since, oldest first.
+func (o *ops) ListEvents(ctx context.Context, queueID int64, since time.Time) ([]queue.Event, error) {
+	rows, err := o.rd.QueryContext(ctx, eventSince, queueID, timeVal(since))
+	if err != nil {
+		return nil, fmt.Errorf("failed to list events of queue %d: %w", queueID, err)
+	}
+	out, err := collect(rows, func(sc interface{ Scan(...any) error }) (queue.Event, error) {
+		var ev queue.Event
+		err := sc.Scan(append([]any{&ev.ID}, columnDests(eventColumns(&ev))...)...)
+		return ev, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("failed to list events of queue %d: %w", queueID, err)
+	}
+	return out, nil
+}

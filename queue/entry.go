@@ -127,13 +127,6 @@ type Entry struct {
 	// Restarts counts how often the entry's tests were restarted.
 	Restarts int
 
-	// Impacted targets (parallel mode), uploaded for the head TargetsSHA:
-	// TargetsAll marks "impacts every target"; TargetsCount is the list's
-	// length. The list itself is kept apart (Store.GetTargets).
-	TargetsSHA   string
-	TargetsAll   bool
-	TargetsCount int
-
 	// GitHub surfaces owned by the entry (0 when not created yet).
 	StatusCommentID int64
 	CheckRunID      int64
@@ -145,13 +138,12 @@ func (e *Entry) Active() bool { return !e.State.Terminal() }
 // Admitted reports whether the entry has a place in the queue order.
 func (e *Entry) Admitted() bool { return e.Active() && e.State != StateNotReady }
 
-// HasTargets reports whether impacted targets were uploaded for the
-// entry's submitted head.
-func (e *Entry) HasTargets() bool { return e.TargetsSHA != "" && e.TargetsSHA == e.PRSHA }
-
-// Targets is the impacted-target set of one entry for one head SHA.
+// Targets are the impacted targets of a PR for a queue, uploaded for one
+// head SHA (they may arrive before the PR is submitted). All marks "impacts
+// every target"; an empty List impacts nothing.
 type Targets struct {
-	EntryID   string
+	QueueID   int64
+	PRNumber  int
 	SHA       string
 	All       bool
 	List      []string

@@ -65,10 +65,12 @@ type Store interface {
 	// ListEntries lists a queue's entries, active or not (see EntryQuery).
 	ListEntries(ctx context.Context, q EntryQuery) ([]*Entry, error)
 
-	// SetTargets stores an entry's impacted targets, replacing earlier ones.
+	// SetTargets stores a PR's impacted targets in a queue, replacing
+	// earlier ones.
 	SetTargets(ctx context.Context, t Targets) error
-	// GetTargets returns an entry's impacted targets (ErrNotFound if none).
-	GetTargets(ctx context.Context, entryID string) (*Targets, error)
+	// GetTargets returns a PR's impacted targets in a queue (ErrNotFound if
+	// none were uploaded).
+	GetTargets(ctx context.Context, queueID int64, prNumber int) (*Targets, error)
 
 	// AddEvent appends to the queue's event log and sets ev.ID.
 	AddEvent(ctx context.Context, ev *Event) error

@@ -52,9 +52,6 @@ func entryColumns(e *queue.Entry) []column {
 		{"restarts", e.Restarts, &e.Restarts},
 		{"status_comment_id", e.StatusCommentID, &e.StatusCommentID},
 		{"check_run_id", e.CheckRunID, &e.CheckRunID},
-		{"targets_sha", e.TargetsSHA, &e.TargetsSHA},
-		{"targets_all", e.TargetsAll, &e.TargetsAll},
-		{"targets_count", e.TargetsCount, &e.TargetsCount},
 	}
 }
 

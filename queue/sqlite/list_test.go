@@ -65,20 +65,17 @@ func TestTargetsRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	q := mustQueue(t, s, "main")
-	if err := s.SaveEntry(ctx, &queue.Entry{ID: "e1", QueueID: q.ID, PRNumber: 1, State: queue.StatePending}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.GetTargets(ctx, "e1"); !errors.Is(err, queue.ErrNotFound) {
+	if _, err := s.GetTargets(ctx, q.ID, 1); !errors.Is(err, queue.ErrNotFound) {
 		t.Fatalf("GetTargets before set: %v, want ErrNotFound", err)
 	}
 	for _, want := range []queue.Targets{
-		{EntryID: "e1", SHA: "a", List: []string{"//x:y", "//z"}, UpdatedAt: t0},
-		{EntryID: "e1", SHA: "b", All: true, List: []string{}, UpdatedAt: at(time.Second)},
+		{QueueID: q.ID, PRNumber: 1, SHA: "a", List: []string{"//x:y", "//z"}, UpdatedAt: t0},
+		{QueueID: q.ID, PRNumber: 1, SHA: "b", All: true, List: []string{}, UpdatedAt: at(time.Second)},
 	} {
 		if err := s.SetTargets(ctx, want); err != nil {
 			t.Fatal(err)
 		}
-		got, err := s.GetTargets(ctx, "e1")
+		got, err := s.GetTargets(ctx, q.ID, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +86,7 @@ func TestTargetsRoundTrip(t *testing.T) {
 	if err := s.DeleteQueue(ctx, q.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.GetTargets(ctx, "e1"); !errors.Is(err, queue.ErrNotFound) {
+	if _, err := s.GetTargets(ctx, q.ID, 1); !errors.Is(err, queue.ErrNotFound) {
 		t.Errorf("targets survived their queue: %v", err)
 	}
 }

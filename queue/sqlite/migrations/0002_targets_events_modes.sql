@@ -3,10 +3,6 @@
 ALTER TABLE queues ADD COLUMN pending_mode TEXT NOT NULL DEFAULT '';
 ALTER TABLE queues ADD COLUMN resume_state TEXT NOT NULL DEFAULT '';
 
-ALTER TABLE entries ADD COLUMN targets_sha TEXT NOT NULL DEFAULT '';
-ALTER TABLE entries ADD COLUMN targets_all INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE entries ADD COLUMN targets_count INTEGER NOT NULL DEFAULT 0;
-
 ALTER TABLE runs ADD COLUMN parent TEXT NOT NULL DEFAULT '';
 
 -- Listing entries newest first (listPullRequests): activity time is when
@@ -14,11 +10,13 @@ ALTER TABLE runs ADD COLUMN parent TEXT NOT NULL DEFAULT '';
 CREATE INDEX entries_activity ON entries (queue_id, coalesce(concluded_at, submitted_at) DESC, id DESC);
 
 CREATE TABLE targets (
-    entry_id   TEXT    PRIMARY KEY REFERENCES entries (id) ON DELETE CASCADE,
+    queue_id   INTEGER NOT NULL REFERENCES queues (id) ON DELETE CASCADE,
+    pr_number  INTEGER NOT NULL,
     sha        TEXT    NOT NULL,
     all_       INTEGER NOT NULL,
     list       TEXT    NOT NULL,
-    updated_at INTEGER
+    updated_at INTEGER,
+    PRIMARY KEY (queue_id, pr_number)
 ) STRICT;
 
 CREATE TABLE events (

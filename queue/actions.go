@@ -37,7 +37,14 @@ type StartRun struct {
 	BaseSHA string   // target head the run is predicted on
 	From    string   // commit to build from
 	Merge   []string // entry IDs whose heads are merged onto From, in order
+	// Bisection runs test part of a failed batch (Parent).
+	Bisection bool
+	Parent    string
 }
+
+// ApplyMode ends switching_modes: the pending mode applies and the queue
+// returns to its previous state.
+type ApplyMode struct{}
 
 // Merge merges an entry whose run passed into the target branch.
 type Merge struct {
@@ -62,3 +69,4 @@ func (CloseRun) isAction()     {}
 func (StartRun) isAction()     {}
 func (Merge) isAction()        {}
 func (ResolveMerge) isAction() {}
+func (ApplyMode) isAction()    {}

@@ -111,6 +111,13 @@ type Entry struct {
 	ConcludedAt time.Time // zero while active
 	// Seq orders admitted entries of equal priority (lower first).
 	Seq int64
+	// Position freezes the entry's place once its tests start: entries with
+	// a Position come first, in Position order, and a higher priority no
+	// longer overtakes them (only urgent pre-empts). Zero while open.
+	Position int64
+	// Vouched marks an entry whose own run failed but which a later passing
+	// run containing it vouched for (canOptimisticallyMerge).
+	Vouched bool
 
 	// RunID is the test run currently testing the entry ("" if none).
 	RunID string

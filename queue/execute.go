@@ -26,6 +26,8 @@ func (s *Service) execute(ctx context.Context, snap *Snapshot, a Action, head *s
 		return s.merge(ctx, snap, a, head)
 	case ResolveMerge:
 		return s.resolveMerge(ctx, snap, a, head)
+	case ApplyMode:
+		return s.applyMode(ctx, snap.Queue)
 	default:
 		return fmt.Errorf("unknown action %T", a)
 	}
@@ -56,6 +58,10 @@ func (s *Service) transition(ctx context.Context, q *Queue, t Transition) error 
 		}
 		if t.To == StatePending && (from == StateTesting || from == StateTestsPassed || from == StatePendingFailure) {
 			e.Restarts++
+		}
+		e.Vouched = t.Reason == ReasonVouched || (e.Vouched && t.To == StateTestsPassed)
+		if (t.ClearRun && t.Reason != ReasonRestartedByUser) || t.To.Terminal() {
+			e.Position = 0 // its place is no longer frozen
 		}
 		if t.To.Terminal() {
 			e.ConcludedAt = now
@@ -183,16 +189,19 @@ func (s *Service) startRun(ctx context.Context, snap *Snapshot, a StartRun) erro
 		return nil
 	}
 	run := &TestRun{ID: s.opts.NewID(), QueueID: q.ID, EntryIDs: a.Unit, Ahead: a.Ahead, BaseSHA: a.BaseSHA,
-		RequiredChecks: required, Status: RunBuilding, CreatedAt: s.now()}
+		RequiredChecks: required, Status: RunBuilding, CreatedAt: s.now(), Bisection: a.Bisection, Parent: a.Parent}
 	for _, e := range unit {
 		run.PRNumbers = append(run.PRNumbers, e.PRNumber)
 		run.PRSHAs = append(run.PRSHAs, e.PRSHA)
 	}
 	run.Branch = fmt.Sprintf("mq-merge/pr-%d/%s", unit[0].PRNumber, run.ID)
+	if run.Bisection {
+		run.Branch += "-bisection"
+	}
 	if err := s.store.SaveRun(ctx, run); err != nil {
 		return fmt.Errorf("failed to record run intent: %w", err)
 	}
-	spec := BranchSpec{From: a.From, Temp: "mq-temp/" + s.opts.NewID(), Name: run.Branch}
+	spec := BranchSpec{From: a.From, Temp: "mq-temp/" + s.opts.NewID(), Name: run.Branch, UnitSize: len(unit)}
 	for _, id := range a.Merge {
 		e := snap.entry(id)
 		if e == nil {
@@ -227,16 +236,43 @@ func (s *Service) startRun(ctx context.Context, snap *Snapshot, a StartRun) erro
 	if len(aheadNums) > 0 {
 		detail += " with " + prList(aheadNums) + " ahead"
 	}
-	for _, e := range unit {
-		e.RunID, e.BlockedBy = run.ID, ""
-		if err := s.store.SaveEntry(ctx, e); err != nil {
-			return fmt.Errorf("failed to attach run: %w", err)
+	if run.Bisection {
+		detail = fmt.Sprintf("bisecting a failed batch: testing %s", prList(run.PRNumbers))
+		if len(aheadNums) > 0 {
+			detail += " with " + prList(aheadNums) + " ahead"
 		}
+	}
+	var previous []string
+	err = s.store.WithTx(ctx, func(tx Store) error {
+		for _, e := range unit {
+			if e.RunID != "" && !contains(previous, e.RunID) {
+				previous = append(previous, e.RunID)
+			}
+			e.RunID, e.BlockedBy = run.ID, ""
+			if e.Position == 0 {
+				e.Position = q.NextSeq
+				q.NextSeq++
+			}
+			if err := tx.SaveEntry(ctx, e); err != nil {
+				return err
+			}
+		}
+		return tx.UpdateQueue(ctx, q)
+	})
+	if err != nil {
+		return fmt.Errorf("failed to attach run %s: %w", run.ID, err)
+	}
+	for _, e := range unit {
 		if err := s.transition(ctx, q, Transition{EntryID: e.ID, To: StateTesting, Reason: ReasonTesting, Detail: detail}); err != nil {
 			return err
 		}
 	}
 	zerolog.Ctx(ctx).Info().Str("run", run.ID).Str("branch", run.Branch).Str("sha", sha).Ints("prs", run.PRNumbers).Msg("test run started")
+	for _, id := range previous {
+		if err := s.closeRunIfUnused(ctx, q, id); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -325,4 +361,22 @@ func mergeTitle(body string) string {
 func backoff(n int) time.Duration {
 	d := time.Second << min(n, 5)
 	return min(d, 30*time.Second)
+}
+
+// applyMode ends switching_modes (SPEC §4).
+func (s *Service) applyMode(ctx context.Context, q *Queue) error {
+	if q.PendingMode != "" {
+		q.Settings.Mode = q.PendingMode
+	}
+	q.PendingMode = ""
+	q.State, q.ResumeState = q.ResumeState, ""
+	if q.State == "" || q.State == QueueSwitchingModes {
+		q.State = QueueRunning
+	}
+	q.UpdatedAt = s.now()
+	if err := s.store.UpdateQueue(ctx, q); err != nil {
+		return fmt.Errorf("failed to apply mode %s: %w", q.Settings.Mode, err)
+	}
+	zerolog.Ctx(ctx).Info().Str("mode", string(q.Settings.Mode)).Str("state", string(q.State)).Msg("queue switched modes")
+	return nil
 }

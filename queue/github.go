@@ -55,6 +55,9 @@ type BranchSpec struct {
 	Heads []MergeHead
 	Temp  string // e.g. "mq-temp/<uuid>"
 	Name  string // e.g. "mq-merge/pr-12/<testRunId>"
+	// UnitSize is how many of the last Heads form the unit under test; the
+	// heads before them are the PRs ahead it is tested on top of.
+	UnitSize int
 }
 
 // MergeHead is one PR head merged into a test branch.

@@ -19,121 +19,197 @@ const (
 // the queue must be looked at again even if nothing happens (zero = never).
 //
 // Guarantees, for every snapshot:
-//   - Merge is only returned for the first entry of the chain, whose run
-//     succeeded, tested the entry's submitted head, and is still valid (the
-//     target head equals the run's base plus the queue's own merges since).
-//   - StartRun never brings the number of runs in progress above the
-//     queue's concurrency.
+//   - Merge is only returned for the first entry of the chain, when its run
+//     passed (or, with optimistic merging, a later run containing it
+//     passed), tested the entry's submitted head, and is still valid: the
+//     target head equals the run's base plus the queue's own merges since.
+//   - StartRun never brings the runs in progress above the queue's
+//     concurrency (bisection runs: above bisectionConcurrency).
 //   - A run is never used once a unit it was built on left the queue or the
 //     target branch moved outside the queue: its entries restart.
 func Next(s *Snapshot, now time.Time) (Action, time.Time) {
-	var wake time.Time
-	q := s.Queue
-
-	// 1. Facts about the PRs end entries, whatever the queue state.
-	for _, e := range s.Entries {
-		if a := factAction(s, e); a != nil {
+	p := &planner{s: s, q: s.Queue, now: now}
+	for _, step := range []func() Action{p.facts, p.runResults, p.admission, p.switchMode, p.preempt, p.keepUnits, p.merge, p.start} {
+		if a := step(); a != nil {
 			return a, time.Time{}
 		}
 	}
+	return nil, p.wake
+}
 
-	// 2. Results of runs in progress.
-	for _, r := range s.Runs {
+// planner carries one call of Next.
+type planner struct {
+	s    *Snapshot
+	q    *Queue
+	now  time.Time
+	wake time.Time
+}
+
+func (p *planner) wakeAt(t time.Time) { p.wake = minTime(p.wake, t) }
+
+// facts ends or settles entries from what GitHub says about their PRs,
+// whatever the queue state.
+func (p *planner) facts() Action {
+	for _, e := range p.s.Entries {
+		if a := factAction(p.s, e); a != nil {
+			return a
+		}
+	}
+	return nil
+}
+
+// runResults decides runs in progress from their checks or their timeout.
+func (p *planner) runResults() Action {
+	q := p.q
+	for _, r := range p.s.Runs {
 		switch r.Status {
 		case RunBuilding:
 			// Only left behind by a crash mid-build: start over.
-			return CloseRun{RunID: r.ID}, time.Time{}
+			return CloseRun{RunID: r.ID}
 		case RunInProgress:
-			status, detail := EvaluateChecks(r.RequiredChecks, s.Checks[r.SHA])
+			status, detail := EvaluateChecks(r.RequiredChecks, p.s.Checks[r.SHA])
 			if status != RunInProgress {
 				reason := Reason("")
 				if status == RunFailed {
 					reason = ReasonTestsFailed
 				}
-				return FinishRun{RunID: r.ID, Status: status, Reason: reason, Detail: detail}, time.Time{}
+				return FinishRun{RunID: r.ID, Status: status, Reason: reason, Detail: detail}
 			}
 			if limit := time.Duration(q.Settings.TestingTimeoutMinutes) * time.Minute; limit > 0 {
 				deadline := r.StartedAt.Add(limit)
-				if !now.Before(deadline) {
+				if !p.now.Before(deadline) {
 					return FinishRun{RunID: r.ID, Status: RunFailed, Reason: ReasonTestTimeout,
-						Detail: fmt.Sprintf("tests did not finish within %d minutes", q.Settings.TestingTimeoutMinutes)}, time.Time{}
+						Detail: fmt.Sprintf("tests did not finish within %d minutes", q.Settings.TestingTimeoutMinutes)}
 				}
-				wake = minTime(wake, deadline)
+				p.wakeAt(deadline)
 			}
 		}
 	}
+	return nil
+}
 
-	// 3. Admission of not_ready entries.
-	for _, e := range s.Entries {
+// admission admits ready not_ready entries and cancels those that waited
+// too long.
+func (p *planner) admission() Action {
+	q := p.q
+	for _, e := range p.s.Entries {
 		if e.State != StateNotReady {
 			continue
 		}
 		if h := q.Settings.NotReadyTimeoutHours; h > 0 {
 			deadline := e.SubmittedAt.Add(time.Duration(h) * time.Hour)
-			if !now.Before(deadline) {
+			if !p.now.Before(deadline) {
 				return Transition{EntryID: e.ID, To: StateCancelled, Reason: ReasonNotReadyTimeout,
-					Detail: fmt.Sprintf("not ready within %d hours: %s", h, e.StateReasonDetail)}, time.Time{}
+					Detail: fmt.Sprintf("not ready within %d hours: %s", h, e.StateReasonDetail)}
 			}
-			wake = minTime(wake, deadline)
+			p.wakeAt(deadline)
 		}
 		ready, why := Ready(q, e)
 		switch {
 		case ready && q.Admits():
-			return Transition{EntryID: e.ID, To: StatePending, Reason: ReasonAdmitted, Detail: "admitted to the queue"}, time.Time{}
+			return Transition{EntryID: e.ID, To: StatePending, Reason: ReasonAdmitted, Detail: "admitted to the queue"}
 		case ready:
 			why = fmt.Sprintf("the queue is %s", q.State)
 		}
 		if why != e.StateReasonDetail {
-			return Transition{EntryID: e.ID, To: StateNotReady, Reason: e.StateReason, Detail: why}, time.Time{}
+			return Transition{EntryID: e.ID, To: StateNotReady, Reason: e.StateReason, Detail: why}
 		}
-		wake = minTime(wake, now.Add(NotReadyPoll))
+		p.wakeAt(p.now.Add(NotReadyPoll))
 	}
+	return nil
+}
 
-	// 4. Keep every admitted entry's run valid and its state in step with it.
-	chain := s.chain()
-	for i, e := range chain {
-		if a := runAction(s, chain[:i], e); a != nil {
-			return a, time.Time{}
+// switchMode applies a pending mode change once no run is in progress.
+func (p *planner) switchMode() Action {
+	if p.q.State != QueueSwitchingModes {
+		return nil
+	}
+	for _, r := range p.s.Runs {
+		if r.Status == RunInProgress || r.Status == RunBuilding {
+			return nil
+		}
+	}
+	return ApplyMode{}
+}
+
+// keepUnits keeps every unit's run valid and its entries' states in step
+// with it; failed units wait, are bisected, or yield their culprit.
+func (p *planner) keepUnits() Action {
+	chain := p.s.chain()
+	for _, u := range p.s.units(chain) {
+		if a := p.keepUnit(chain[:u.pos], u); a != nil {
+			return a
 		}
 	}
 	// Entries waiting on a conflicting entry ahead lose any run they had.
-	for _, e := range s.Ordered() {
-		if e.BlockedBy != "" && e.RunID != "" && !contains(ids(chain), e.ID) {
-			return Transition{EntryID: e.ID, To: StatePending, Reason: e.StateReason, Detail: e.StateReasonDetail, ClearRun: true}, time.Time{}
+	inChain := map[string]bool{}
+	for _, e := range chain {
+		inChain[e.ID] = true
+	}
+	for _, e := range p.s.Ordered() {
+		if !inChain[e.ID] && e.RunID != "" {
+			return Transition{EntryID: e.ID, To: StatePending, Reason: e.StateReason, Detail: e.StateReasonDetail, ClearRun: true}
 		}
 	}
+	return nil
+}
 
-	// 5. Merge the head of the chain once its run passed.
-	if len(chain) > 0 && q.Merges() {
-		e := chain[0]
-		if r := s.run(e.RunID); e.State == StateTestsPassed && r != nil && r.Status == RunSucceeded {
-			if now.Before(e.NextAttemptAt) {
-				wake = minTime(wake, e.NextAttemptAt)
-			} else {
-				return Merge{EntryID: e.ID, RunID: r.ID, Before: s.TargetHead}, time.Time{}
-			}
-		}
-	}
-
-	// 6. Start runs for the first units without one, up to concurrency.
-	if q.StartsRuns() && s.TargetHead != "" {
-		inFlight := 0
-		for _, r := range s.Runs {
-			if r.Status == RunInProgress {
-				inFlight++
-			}
-		}
-		for i, e := range chain {
+func (p *planner) keepUnit(ahead []*Entry, u unit) Action {
+	first := u.entries[0]
+	r := u.run
+	if r == nil {
+		for _, e := range u.entries {
 			if e.RunID != "" || e.State != StatePending {
-				continue
+				return Transition{EntryID: e.ID, To: StatePending, Reason: ReasonRestartedDependencyRemoved,
+					Detail: "its test run ended; testing again", ClearRun: true}
 			}
-			if inFlight >= max(q.Settings.Concurrency, 1) {
-				break
-			}
-			return startRun(s, chain[:i], e), wake
 		}
+		return nil
 	}
-	return nil, wake
+	if r.Status == RunCancelled {
+		return Transition{EntryID: first.ID, To: StatePending, Reason: ReasonRestartedDependencyRemoved,
+			Detail: "its test run was cancelled; testing again", ClearRun: true}
+	}
+	if ok, why := p.s.unitValid(r, ahead, u.entries); !ok {
+		detail := "the target branch moved outside the queue"
+		if why == ReasonRestartedDependencyRemoved {
+			detail = "the pull requests tested with or ahead of it changed"
+		}
+		return Transition{EntryID: first.ID, To: StatePending, Reason: why, Detail: detail + "; testing again", ClearRun: true}
+	}
+	switch r.Status {
+	case RunSucceeded:
+		for _, e := range u.entries {
+			if e.State != StateTestsPassed {
+				return Transition{EntryID: e.ID, To: StateTestsPassed, Reason: ReasonTestsPassed, Detail: r.FailureDetail}
+			}
+		}
+	case RunFailed:
+		return p.failedUnit(ahead, u)
+	}
+	return nil
+}
+
+// merge merges the head of the chain once its run passed (or it was
+// vouched for).
+func (p *planner) merge() Action {
+	if !p.q.Merges() {
+		return nil
+	}
+	chain := p.s.chain()
+	if len(chain) == 0 {
+		return nil
+	}
+	e := chain[0]
+	r := p.s.run(e.RunID)
+	if e.State != StateTestsPassed || r == nil || !(r.Status == RunSucceeded || (r.Status == RunFailed && e.Vouched)) {
+		return nil
+	}
+	if p.now.Before(e.NextAttemptAt) {
+		p.wakeAt(e.NextAttemptAt)
+		return nil
+	}
+	return Merge{EntryID: e.ID, RunID: r.ID, Before: p.s.TargetHead}
 }
 
 // factAction ends or settles an entry from what GitHub says about its PR.
@@ -141,7 +217,7 @@ func factAction(s *Snapshot, e *Entry) Action {
 	if e.MergeIntent {
 		before := s.TargetHead
 		if r := s.run(e.RunID); r != nil {
-			if head, _, ok := s.expectedBase(r); ok {
+			if head, ok := s.landingBase(r); ok {
 				before = head
 			}
 		}
@@ -199,60 +275,6 @@ func Ready(q *Queue, e *Entry) (bool, string) {
 	}
 }
 
-// runAction keeps entry e (with `ahead` before it in the chain) consistent
-// with its run.
-func runAction(s *Snapshot, ahead []*Entry, e *Entry) Action {
-	if e.RunID == "" {
-		if e.State != StatePending {
-			return Transition{EntryID: e.ID, To: StatePending, Reason: ReasonRestartedDependencyRemoved, Detail: "its test run ended"}
-		}
-		return nil
-	}
-	r := s.run(e.RunID)
-	if r == nil || r.Status == RunCancelled {
-		return Transition{EntryID: e.ID, To: StatePending, Reason: ReasonRestartedDependencyRemoved,
-			Detail: "its test run was cancelled", ClearRun: true}
-	}
-	if ok, why := s.runValid(r, ahead); !ok {
-		detail := "the target branch moved outside the queue"
-		if why == ReasonRestartedDependencyRemoved {
-			detail = "the pull requests ahead of it changed"
-		}
-		return Transition{EntryID: e.ID, To: StatePending, Reason: why, Detail: detail + "; testing again", ClearRun: true}
-	}
-	switch r.Status {
-	case RunSucceeded:
-		if e.State != StateTestsPassed {
-			return Transition{EntryID: e.ID, To: StateTestsPassed, Reason: ReasonTestsPassed, Detail: r.FailureDetail}
-		}
-	case RunFailed:
-		for _, a := range ahead {
-			if a.State != StateTestsPassed {
-				detail := fmt.Sprintf("tests failed; waiting for #%d ahead to decide whether it caused the failure", a.PRNumber)
-				if e.State != StatePendingFailure || e.StateReasonDetail != detail {
-					return Transition{EntryID: e.ID, To: StatePendingFailure, Reason: r.FailureReason, Detail: detail}
-				}
-				return nil
-			}
-		}
-		return Transition{EntryID: e.ID, To: StateFailed, Reason: r.FailureReason, Detail: r.FailureDetail, ClearRun: true}
-	}
-	return nil
-}
-
-// startRun tests e on the target head plus every unit ahead, building on the
-// commit of the run just ahead when it is still valid.
-func startRun(s *Snapshot, ahead []*Entry, e *Entry) StartRun {
-	if n := len(ahead); n > 0 {
-		if prev := s.run(ahead[n-1].RunID); prev != nil && prev.SHA != "" {
-			return StartRun{Unit: []string{e.ID}, Ahead: append(append([]string{}, prev.Ahead...), prev.EntryIDs...),
-				BaseSHA: prev.BaseSHA, From: prev.SHA, Merge: []string{e.ID}}
-		}
-	}
-	return StartRun{Unit: []string{e.ID}, Ahead: ids(ahead), BaseSHA: s.TargetHead, From: s.TargetHead,
-		Merge: append(ids(ahead), e.ID)}
-}
-
 func contains(list []string, v string) bool {
 	for _, x := range list {
 		if x == v {
@@ -276,4 +298,12 @@ func prList(nums []int) string {
 		parts[i] = fmt.Sprintf("#%d", n)
 	}
 	return strings.Join(parts, ", ")
+}
+
+func prNumbers(es []*Entry) []int {
+	out := make([]int, len(es))
+	for i, e := range es {
+		out[i] = e.PRNumber
+	}
+	return out
 }

@@ -123,7 +123,7 @@ func TestNext(t *testing.T) {
 			e2 := b.entry(2, StateTesting)
 			b.run(e2, RunInProgress, "H0", "e1")
 		}, t0, Transition{EntryID: "e2", To: StatePending, Reason: ReasonRestartedDependencyRemoved,
-			Detail: "the pull requests ahead of it changed; testing again", ClearRun: true}},
+			Detail: "the pull requests tested with or ahead of it changed; testing again", ClearRun: true}},
 		{"external push restarts runs", func(b *builder) {
 			b.s.TargetHead = "X"
 			e1 := b.entry(1, StateTesting)

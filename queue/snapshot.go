@@ -42,8 +42,9 @@ func (s *Snapshot) run(id string) *TestRun {
 	return nil
 }
 
-// Ordered returns the admitted entries in queue order: by priority value,
-// then admission sequence (SPEC §5.1).
+// Ordered returns the admitted entries in queue order (SPEC §5.1): first
+// the entries whose tests started (frozen, in Position order), then the
+// others by priority value and admission sequence.
 func (s *Snapshot) Ordered() []*Entry {
 	var out []*Entry
 	for _, e := range s.Entries {
@@ -56,6 +57,11 @@ func (s *Snapshot) Ordered() []*Entry {
 }
 
 func entryLess(a, b *Entry) bool {
+	if af, bf := a.Position > 0, b.Position > 0; af != bf {
+		return af
+	} else if af && a.Position != b.Position {
+		return a.Position < b.Position
+	}
 	if a.PriorityValue != b.PriorityValue {
 		return a.PriorityValue < b.PriorityValue
 	}
@@ -84,18 +90,69 @@ func (s *Snapshot) chain() []*Entry {
 	return out
 }
 
-// expectedBase walks the merge log from the run's base through the entries
-// ahead that the queue has merged since, returning the target head the run's
-// tree is predicted on now and the entries ahead still to merge.
-func (s *Snapshot) expectedBase(r *TestRun) (head string, rest []string, ok bool) {
+// landingBase is the target head the next unmerged entry of run r lands
+// on: r's base plus the queue's merges of r's sequence so far.
+func (s *Snapshot) landingBase(r *TestRun) (string, bool) {
+	head, _, ok := s.walkMerges(r.BaseSHA, append(append([]string{}, r.Ahead...), r.EntryIDs...))
+	return head, ok
+}
+
+// unit is what one run tests: consecutive chain entries sharing a run (or
+// a single entry without one).
+type unit struct {
+	entries []*Entry
+	run     *TestRun // nil if the entries have none (or it is closed)
+	pos     int      // chain index of the first entry
+}
+
+// units groups the chain into units.
+func (s *Snapshot) units(chain []*Entry) []unit {
+	var out []unit
+	for i := 0; i < len(chain); {
+		e, j := chain[i], i+1
+		for e.RunID != "" && j < len(chain) && chain[j].RunID == e.RunID {
+			j++
+		}
+		out = append(out, unit{entries: chain[i:j], run: s.run(e.RunID), pos: i})
+		i = j
+	}
+	return out
+}
+
+// unitValid reports whether run r still tests the unit `entries` on what it
+// would be tested on now: the target head equals r's base plus the queue's
+// merges of the first entries of r's sequence (r.Ahead then r.EntryIDs), and
+// the rest of that sequence is exactly `ahead` followed by `entries`.
+// Otherwise it names the restart reason.
+func (s *Snapshot) unitValid(r *TestRun, ahead, entries []*Entry) (bool, Reason) {
+	seq := append(append([]string{}, r.Ahead...), r.EntryIDs...)
+	head, rest, ok := s.walkMerges(r.BaseSHA, seq)
+	if !ok || head != s.TargetHead {
+		return false, ReasonRestartedBaseMoved
+	}
+	want := append(ids(ahead), ids(entries)...)
+	if len(rest) != len(want) {
+		return false, ReasonRestartedDependencyRemoved
+	}
+	for i := range rest {
+		if rest[i] != want[i] {
+			return false, ReasonRestartedDependencyRemoved
+		}
+	}
+	return true, ""
+}
+
+// walkMerges follows the merge log from base through the leading entries of
+// seq that the queue merged in that order, returning the resulting head and
+// the entries not merged yet; ok is false if the log does not chain.
+func (s *Snapshot) walkMerges(base string, seq []string) (string, []string, bool) {
 	merged := map[string]MergeRecord{}
 	for _, m := range s.Merges {
 		merged[m.EntryID] = m
 	}
-	cur := r.BaseSHA
-	k := 0
-	for ; k < len(r.Ahead); k++ {
-		m, found := merged[r.Ahead[k]]
+	cur, k := base, 0
+	for ; k < len(seq); k++ {
+		m, found := merged[seq[k]]
 		if !found {
 			break
 		}
@@ -104,26 +161,7 @@ func (s *Snapshot) expectedBase(r *TestRun) (head string, rest []string, ok bool
 		}
 		cur = m.After
 	}
-	return cur, r.Ahead[k:], true
-}
-
-// runValid reports whether r still tests what entry e would be tested on now:
-// the target head equals r's base plus the queue's merges of entries ahead,
-// and the entries still ahead are exactly ahead. Otherwise it names why not.
-func (s *Snapshot) runValid(r *TestRun, ahead []*Entry) (bool, Reason) {
-	head, rest, ok := s.expectedBase(r)
-	if !ok || head != s.TargetHead {
-		return false, ReasonRestartedBaseMoved
-	}
-	if len(rest) != len(ahead) {
-		return false, ReasonRestartedDependencyRemoved
-	}
-	for i := range rest {
-		if rest[i] != ahead[i].ID {
-			return false, ReasonRestartedDependencyRemoved
-		}
-	}
-	return true, ""
+	return cur, seq[k:], true
 }
 
 func ids(es []*Entry) []string {

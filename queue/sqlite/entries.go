@@ -52,6 +52,8 @@ func entryColumns(e *queue.Entry) []column {
 		{"restarts", e.Restarts, &e.Restarts},
 		{"status_comment_id", e.StatusCommentID, &e.StatusCommentID},
 		{"check_run_id", e.CheckRunID, &e.CheckRunID},
+		{"position", e.Position, &e.Position},
+		{"vouched", e.Vouched, &e.Vouched},
 	}
 }
 

@@ -3,6 +3,9 @@
 ALTER TABLE queues ADD COLUMN pending_mode TEXT NOT NULL DEFAULT '';
 ALTER TABLE queues ADD COLUMN resume_state TEXT NOT NULL DEFAULT '';
 
+ALTER TABLE entries ADD COLUMN position INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE entries ADD COLUMN vouched INTEGER NOT NULL DEFAULT 0;
+
 ALTER TABLE runs ADD COLUMN parent TEXT NOT NULL DEFAULT '';
 
 -- Listing entries newest first (listPullRequests): activity time is when

@@ -1,0 +1,112 @@
+package queue
+
+import "fmt"
+
+// failedUnit handles a unit whose (still valid) run failed (SPEC §5.3,
+// §5.4): while a unit ahead is undecided its entries wait in
+// pending_failure; then a batch is bisected, and a single entry waits for
+// pendingFailureDepth successor runs, is vouched for by a passing one
+// (canOptimisticallyMerge), or is the culprit.
+func (p *planner) failedUnit(ahead []*Entry, u unit) Action {
+	r := u.run
+	allVouched := true
+	for _, e := range u.entries {
+		allVouched = allVouched && e.Vouched
+	}
+	if allVouched {
+		return nil
+	}
+	// A run that tested more than this unit (the rest of a bisected batch)
+	// stands for a test of the unit on top of the halves split off ahead of
+	// it. Without the skip-redundant-tests optimisation the rest is tested
+	// again on top of the first half, at once, like any speculative unit.
+	exact := len(r.EntryIDs) == len(u.entries)
+	if !exact && p.q.Settings.OptimizationMode != OptimizationBisectionSkipTests {
+		return p.startBisection(ahead, u.entries, r)
+	}
+	for _, a := range ahead {
+		if a.State != StateTestsPassed {
+			return p.waitFailed(u, fmt.Sprintf("tests failed; waiting for #%d ahead to decide whether it caused the failure", a.PRNumber))
+		}
+	}
+	// Everything ahead passed, so the failure is this unit's own.
+	if len(u.entries) > 1 {
+		return p.startBisection(ahead, u.entries[:len(u.entries)/2], r)
+	}
+	return p.culprit(u.entries[0], r)
+}
+
+// waitFailed puts the unit's entries in pending_failure with detail.
+func (p *planner) waitFailed(u unit, detail string) Action {
+	for _, e := range u.entries {
+		if e.State != StatePendingFailure || e.StateReasonDetail != detail {
+			return Transition{EntryID: e.ID, To: StatePendingFailure, Reason: u.run.FailureReason, Detail: detail}
+		}
+	}
+	return nil
+}
+
+// startBisection tests part of a failed unit as a bisection run, within
+// bisectionConcurrency.
+func (p *planner) startBisection(ahead, part []*Entry, parent *TestRun) Action {
+	inFlight := 0
+	for _, r := range p.s.Runs {
+		if r.Bisection && (r.Status == RunInProgress || r.Status == RunBuilding) {
+			inFlight++
+		}
+	}
+	if inFlight >= max(p.q.Settings.EffectiveBisectionConcurrency(), 1) {
+		return p.waitFailed(unit{entries: part, run: parent}, "the batch failed; waiting for a bisection slot to find the culprit")
+	}
+	a := startRun(p.s, ahead, part)
+	a.Bisection, a.Parent = true, parent.ID
+	return a
+}
+
+// culprit decides a failed single entry whose units ahead all passed.
+func (p *planner) culprit(e *Entry, r *TestRun) Action {
+	st := p.q.Settings
+	var finished, running int
+	var voucher *TestRun
+	for _, o := range p.s.Runs {
+		if !contains(o.Ahead, e.ID) {
+			continue
+		}
+		switch o.Status {
+		case RunSucceeded:
+			finished++
+			if voucher == nil {
+				voucher = o
+			}
+		case RunFailed:
+			finished++
+		case RunInProgress, RunBuilding:
+			running++
+		}
+	}
+	if voucher != nil && st.CanOptimisticallyMerge {
+		return Transition{EntryID: e.ID, To: StateTestsPassed, Reason: ReasonVouched,
+			Detail: fmt.Sprintf("its own run failed (%s), but a later run containing it passed (%s): treated as a flake", r.FailureDetail, prList(voucher.PRNumbers))}
+	}
+	if want := st.PendingFailureDepth; finished < want && (running > 0 || p.successorsCanStart(e)) {
+		return p.waitFailed(unit{entries: []*Entry{e}, run: r},
+			fmt.Sprintf("tests failed (%s); waiting for %d more run(s) behind it before deciding", r.FailureDetail, want-finished))
+	}
+	return Transition{EntryID: e.ID, To: StateFailed, Reason: r.FailureReason, Detail: r.FailureDetail, ClearRun: true}
+}
+
+// successorsCanStart reports whether some admitted entry behind e has no
+// run yet (so a successor run containing e may still start).
+func (p *planner) successorsCanStart(e *Entry) bool {
+	behind := false
+	for _, o := range p.s.chain() {
+		if o.ID == e.ID {
+			behind = true
+			continue
+		}
+		if behind && o.RunID == "" && o.State == StatePending {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,26 @@
+package queue
+
+import "fmt"
+
+// preempt restarts, behind a waiting urgent entry, every lower-priority
+// entry whose tests are in progress (SPEC §5.1: only urgent pre-empts).
+// Entries whose tests already passed keep their place.
+func (p *planner) preempt() Action {
+	var urgent *Entry
+	for _, e := range p.s.Ordered() {
+		if e.Position == 0 && e.PriorityValue == PriorityUrgent && e.State == StatePending {
+			urgent = e
+			break
+		}
+	}
+	if urgent == nil || !p.q.StartsRuns() {
+		return nil
+	}
+	for _, e := range p.s.Ordered() {
+		if e.Position > 0 && e.PriorityValue > PriorityUrgent && (e.State == StateTesting || e.State == StatePendingFailure) {
+			return Transition{EntryID: e.ID, To: StatePending, Reason: ReasonRestartedPreempted,
+				Detail: fmt.Sprintf("the urgent #%d goes first; testing again behind it", urgent.PRNumber), ClearRun: true}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,186 @@
+package queue
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+// batchRun attaches one run to several entries.
+func (b *builder) batchRun(id string, es []*Entry, status RunStatus, base string, ahead ...string) *TestRun {
+	r := &TestRun{ID: id, QueueID: 1, BaseSHA: base, Ahead: ahead, SHA: "t-" + id, Branch: "mq-merge/x",
+		RequiredChecks: []string{"ci"}, Status: status, StartedAt: t0}
+	for _, e := range es {
+		r.EntryIDs = append(r.EntryIDs, e.ID)
+		r.PRNumbers = append(r.PRNumbers, e.PRNumber)
+		e.RunID = id
+	}
+	b.s.Runs = append(b.s.Runs, r)
+	return r
+}
+
+func admittedAt(e *Entry, t time.Time) *Entry { e.AdmittedAt = t; return e }
+
+func TestStrategies(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func(b *builder)
+		now   time.Time
+		want  Action
+	}{
+		// Batching (SPEC §5.4).
+		{"batch waits for batchingMinSize", func(b *builder) {
+			b.s.Queue.Settings.Batch, b.s.Queue.Settings.BatchingMinSize = true, 3
+			admittedAt(b.entry(1, StatePending), t0)
+			admittedAt(b.entry(2, StatePending), t0)
+		}, t0.Add(time.Minute), nil},
+		{"batch starts once the oldest waited batchingMaxWaitTimeMinutes", func(b *builder) {
+			b.s.Queue.Settings.Batch, b.s.Queue.Settings.BatchingMinSize = true, 3
+			admittedAt(b.entry(1, StatePending), t0)
+			admittedAt(b.entry(2, StatePending), t0)
+		}, t0.Add(5 * time.Minute), StartRun{Unit: []string{"e1", "e2"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1", "e2"}}},
+		{"batch holds at most batchingMaxSize", func(b *builder) {
+			b.s.Queue.Settings.Batch, b.s.Queue.Settings.BatchingMinSize, b.s.Queue.Settings.BatchingMaxSize = true, 2, 3
+			for n := 1; n <= 5; n++ {
+				b.entry(n, StatePending)
+			}
+		}, t0, StartRun{Unit: []string{"e1", "e2", "e3"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1", "e2", "e3"}}},
+		{"noBatch entries are tested alone and end a batch", func(b *builder) {
+			b.s.Queue.Settings.Batch, b.s.Queue.Settings.BatchingMinSize = true, 1
+			b.entry(1, StatePending)
+			b.entry(2, StatePending).NoBatch = true
+			b.entry(3, StatePending)
+		}, t0, StartRun{Unit: []string{"e1"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1"}}},
+		{"batches do not mix priorities", func(b *builder) {
+			b.s.Queue.Settings.Batch, b.s.Queue.Settings.BatchingMinSize = true, 1
+			b.entry(1, StatePending).PriorityValue = PriorityHigh
+			b.entry(2, StatePending)
+		}, t0, StartRun{Unit: []string{"e1"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1"}}},
+		{"a passing batch passes every entry", func(b *builder) {
+			e1, e2 := b.entry(1, StateTesting), b.entry(2, StateTesting)
+			b.batchRun("r", []*Entry{e1, e2}, RunSucceeded, "H0")
+			e1.State = StateTestsPassed
+		}, t0, Transition{EntryID: "e2", To: StateTestsPassed, Reason: ReasonTestsPassed}},
+		{"second entry of a merged batch merges on the batch's run", func(b *builder) {
+			b.s.TargetHead = "H1"
+			b.s.Merges = []MergeRecord{{EntryID: "e1", Before: "H0", After: "H1"}}
+			e2 := b.entry(2, StateTestsPassed)
+			r := b.batchRun("r", []*Entry{e2}, RunSucceeded, "H0")
+			r.EntryIDs, r.PRNumbers = []string{"e1", "e2"}, []int{1, 2}
+		}, t0, Merge{EntryID: "e2", RunID: "r", Before: "H1"}},
+
+		// Bisection.
+		{"a failed batch is bisected: first half on the batch's base", func(b *builder) {
+			es := []*Entry{b.entry(1, StateTesting), b.entry(2, StateTesting), b.entry(3, StateTesting), b.entry(4, StateTesting)}
+			b.batchRun("r", es, RunFailed, "H0").FailureReason = ReasonTestsFailed
+		}, t0, StartRun{Unit: []string{"e1", "e2"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1", "e2"}, Bisection: true, Parent: "r"}},
+		{"the second half is retested on top of the first", func(b *builder) {
+			e1, e2, e3, e4 := b.entry(1, StateTesting), b.entry(2, StateTesting), b.entry(3, StatePendingFailure), b.entry(4, StatePendingFailure)
+			b.batchRun("r", []*Entry{e1, e2, e3, e4}, RunFailed, "H0").FailureReason = ReasonTestsFailed
+			h1 := b.batchRun("h1", []*Entry{e1, e2}, RunInProgress, "H0")
+			h1.Bisection = true
+		}, t0, StartRun{Unit: []string{"e3", "e4"}, Ahead: []string{"e1", "e2"}, BaseSHA: "H0", From: "t-h1", Merge: []string{"e3", "e4"}, Bisection: true, Parent: "r"}},
+		{"skip-redundant: the second half waits for the first instead of a retest", func(b *builder) {
+			b.s.Queue.Settings.OptimizationMode = OptimizationBisectionSkipTests
+			e1, e2, e3, e4 := b.entry(1, StateTesting), b.entry(2, StateTesting), b.entry(3, StateTesting), b.entry(4, StateTesting)
+			b.batchRun("r", []*Entry{e1, e2, e3, e4}, RunFailed, "H0").FailureReason = ReasonTestsFailed
+			b.batchRun("h1", []*Entry{e1, e2}, RunInProgress, "H0").Bisection = true
+		}, t0, Transition{EntryID: "e3", To: StatePendingFailure, Reason: ReasonTestsFailed,
+			Detail: "tests failed; waiting for #1 ahead to decide whether it caused the failure"}},
+		{"skip-redundant: once the first half passed, the last entry is the culprit untested", func(b *builder) {
+			b.s.Queue.Settings.OptimizationMode = OptimizationBisectionSkipTests
+			e1, e2 := b.entry(1, StateTestsPassed), b.entry(2, StatePendingFailure)
+			r := b.batchRun("r", []*Entry{e1, e2}, RunFailed, "H0")
+			r.FailureReason, r.FailureDetail = ReasonTestsFailed, "ci failed"
+			b.batchRun("h1", []*Entry{e1}, RunSucceeded, "H0").Bisection = true
+		}, t0, Transition{EntryID: "e2", To: StateFailed, Reason: ReasonTestsFailed, Detail: "ci failed", ClearRun: true}},
+		{"bisection runs wait for a bisection slot", func(b *builder) {
+			b.s.Queue.Settings.BisectionConcurrency = 1
+			e1, e2 := b.entry(1, StateTesting), b.entry(2, StateTesting)
+			b.batchRun("r", []*Entry{e1, e2}, RunFailed, "H0").FailureReason = ReasonTestsFailed
+			b.batchRun("other", nil, RunInProgress, "H0").Bisection = true
+		}, t0, Transition{EntryID: "e1", To: StatePendingFailure, Reason: ReasonTestsFailed,
+			Detail: "the batch failed; waiting for a bisection slot to find the culprit"}},
+
+		// Pending failure depth and optimistic merging (SPEC §5.3).
+		{"pendingFailureDepth waits for successors", func(b *builder) {
+			b.s.Queue.Settings.PendingFailureDepth = 1
+			e1 := b.entry(1, StateTesting)
+			b.run(e1, RunFailed, "H0").FailureDetail = "ci failed"
+			b.run(b.entry(2, StateTesting), RunInProgress, "H0", "e1")
+		}, t0, Transition{EntryID: "e1", To: StatePendingFailure, Detail: "tests failed (ci failed); waiting for 1 more run(s) behind it before deciding"}},
+		{"a passing successor vouches with optimistic merging", func(b *builder) {
+			b.s.Queue.Settings.CanOptimisticallyMerge = true
+			e1 := b.entry(1, StatePendingFailure)
+			b.run(e1, RunFailed, "H0").FailureDetail = "flaky"
+			b.run(b.entry(2, StateTestsPassed), RunSucceeded, "H0", "e1")
+		}, t0, Transition{EntryID: "e1", To: StateTestsPassed, Reason: ReasonVouched,
+			Detail: "its own run failed (flaky), but a later run containing it passed (#2): treated as a flake"}},
+		{"without optimistic merging a passing successor does not vouch", func(b *builder) {
+			e1 := b.entry(1, StatePendingFailure)
+			r := b.run(e1, RunFailed, "H0")
+			r.FailureReason, r.FailureDetail = ReasonTestsFailed, "ci failed"
+			b.run(b.entry(2, StateTestsPassed), RunSucceeded, "H0", "e1")
+		}, t0, Transition{EntryID: "e1", To: StateFailed, Reason: ReasonTestsFailed, Detail: "ci failed", ClearRun: true}},
+		{"a vouched entry merges on its failed run", func(b *builder) {
+			e1 := b.entry(1, StateTestsPassed)
+			e1.Vouched = true
+			b.run(e1, RunFailed, "H0")
+		}, t0, Merge{EntryID: "e1", RunID: "r-e1", Before: "H0"}},
+		{"depth wait ends when nothing behind can run", func(b *builder) {
+			b.s.Queue.Settings.PendingFailureDepth = 2
+			e1 := b.entry(1, StatePendingFailure)
+			r := b.run(e1, RunFailed, "H0")
+			r.FailureReason, r.FailureDetail = ReasonTestsFailed, "ci failed"
+		}, t0, Transition{EntryID: "e1", To: StateFailed, Reason: ReasonTestsFailed, Detail: "ci failed", ClearRun: true}},
+
+		// Priorities (SPEC §5.1).
+		{"a higher priority does not overtake entries already testing", func(b *builder) {
+			e1 := b.entry(1, StateTesting)
+			e1.Position = 1
+			b.run(e1, RunInProgress, "H0")
+			b.entry(2, StatePending).PriorityValue = PriorityHigh
+		}, t0, StartRun{Unit: []string{"e2"}, Ahead: []string{"e1"}, BaseSHA: "H0", From: "t-e1", Merge: []string{"e2"}}},
+		{"urgent pre-empts runs in progress", func(b *builder) {
+			e1 := b.entry(1, StateTesting)
+			e1.Position = 1
+			b.run(e1, RunInProgress, "H0")
+			b.entry(2, StatePending).PriorityValue = PriorityUrgent
+		}, t0, Transition{EntryID: "e1", To: StatePending, Reason: ReasonRestartedPreempted,
+			Detail: "the urgent #2 goes first; testing again behind it", ClearRun: true}},
+		{"urgent does not pre-empt an entry whose tests passed", func(b *builder) {
+			b.s.Queue.State = QueueRunning
+			e1 := b.entry(1, StateTestsPassed)
+			e1.Position = 1
+			b.run(e1, RunSucceeded, "H0")
+			b.s.Queue.State = QueuePaused // nothing merges or starts: only pre-emption could act
+			b.entry(2, StatePending).PriorityValue = PriorityUrgent
+		}, t0, nil},
+
+		// Queue states (SPEC §4).
+		{"switching_modes applies once nothing is testing", func(b *builder) {
+			b.s.Queue.State, b.s.Queue.PendingMode, b.s.Queue.ResumeState = QueueSwitchingModes, ModeParallel, QueueRunning
+		}, t0, ApplyMode{}},
+		{"switching_modes waits for runs in progress and starts none", func(b *builder) {
+			b.s.Queue.State, b.s.Queue.PendingMode = QueueSwitchingModes, ModeParallel
+			b.run(b.entry(1, StateTesting), RunInProgress, "H0")
+			b.entry(2, StatePending)
+		}, t0, nil},
+		{"draining admits nothing but still tests", func(b *builder) {
+			b.s.Queue.State = QueueDraining
+			e := b.entry(1, StateNotReady)
+			e.StateReasonDetail = "the queue is draining"
+			b.entry(2, StatePending)
+		}, t0, StartRun{Unit: []string{"e2"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e2"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newSnap(2)
+			tc.build(b)
+			got, _ := Next(b.s, tc.now)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Next() =\n  %#v\nwant\n  %#v", got, tc.want)
+			}
+		})
+	}
+}

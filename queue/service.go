@@ -64,6 +64,9 @@ func NewService(store Store, gh GitHub, opts Options) *Service {
 // SetWake sets the function that wakes a queue's worker.
 func (s *Service) SetWake(wake func(queueID int64)) { s.opts.Wake = wake }
 
+// Wake asks the queue's worker to sync soon.
+func (s *Service) Wake(queueID int64) { s.opts.Wake(queueID) }
+
 func (s *Service) now() time.Time { return s.opts.Now().UTC() }
 
 // lock takes the queue's lock and returns its release.

@@ -95,16 +95,11 @@ func (p *planner) culprit(e *Entry, r *TestRun) Action {
 	return Transition{EntryID: e.ID, To: StateFailed, Reason: r.FailureReason, Detail: r.FailureDetail, ClearRun: true}
 }
 
-// successorsCanStart reports whether some admitted entry behind e has no
-// run yet (so a successor run containing e may still start).
+// successorsCanStart reports whether some admitted entry whose tests would
+// include e has no run yet (so a successor run containing e may start).
 func (p *planner) successorsCanStart(e *Entry) bool {
-	behind := false
-	for _, o := range p.s.chain() {
-		if o.ID == e.ID {
-			behind = true
-			continue
-		}
-		if behind && o.RunID == "" && o.State == StatePending {
+	for _, u := range p.s.units(p.s.chain()) {
+		if u.run == nil && u.entries[0].State == StatePending && contains(ids(u.ahead), e.ID) {
 			return true
 		}
 	}

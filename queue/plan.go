@@ -105,6 +105,9 @@ func (p *planner) admission() Action {
 			p.wakeAt(deadline)
 		}
 		ready, why := Ready(q, e)
+		if ready && p.s.parallel() && !e.Direct && p.s.targetsOf(e) == nil {
+			ready, why = false, fmt.Sprintf("waiting for impacted targets for head %s (setImpactedTargets)", short(e.PRSHA))
+		}
 		switch {
 		case ready && q.Admits():
 			return Transition{EntryID: e.ID, To: StatePending, Reason: ReasonAdmitted, Detail: "admitted to the queue"}
@@ -137,7 +140,7 @@ func (p *planner) switchMode() Action {
 func (p *planner) keepUnits() Action {
 	chain := p.s.chain()
 	for _, u := range p.s.units(chain) {
-		if a := p.keepUnit(chain[:u.pos], u); a != nil {
+		if a := p.keepUnit(u.ahead, u); a != nil {
 			return a
 		}
 	}
@@ -190,26 +193,28 @@ func (p *planner) keepUnit(ahead []*Entry, u unit) Action {
 	return nil
 }
 
-// merge merges the head of the chain once its run passed (or it was
-// vouched for).
+// merge merges the first unit with nothing left ahead of it (the head of
+// the chain; in parallel mode, any unit whose dependencies all merged) once
+// its run passed or it was vouched for.
 func (p *planner) merge() Action {
 	if !p.q.Merges() {
 		return nil
 	}
-	chain := p.s.chain()
-	if len(chain) == 0 {
-		return nil
+	for _, u := range p.s.units(p.s.chain()) {
+		if len(u.ahead) > 0 {
+			continue
+		}
+		e, r := u.entries[0], u.run
+		if e.State != StateTestsPassed || r == nil || !(r.Status == RunSucceeded || (r.Status == RunFailed && e.Vouched)) {
+			continue
+		}
+		if p.now.Before(e.NextAttemptAt) {
+			p.wakeAt(e.NextAttemptAt)
+			continue
+		}
+		return Merge{EntryID: e.ID, RunID: r.ID, Before: p.s.TargetHead}
 	}
-	e := chain[0]
-	r := p.s.run(e.RunID)
-	if e.State != StateTestsPassed || r == nil || !(r.Status == RunSucceeded || (r.Status == RunFailed && e.Vouched)) {
-		return nil
-	}
-	if p.now.Before(e.NextAttemptAt) {
-		p.wakeAt(e.NextAttemptAt)
-		return nil
-	}
-	return Merge{EntryID: e.ID, RunID: r.ID, Before: p.s.TargetHead}
+	return nil
 }
 
 // factAction ends or settles an entry from what GitHub says about its PR.

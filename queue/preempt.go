@@ -17,6 +17,9 @@ func (p *planner) preempt() Action {
 		return nil
 	}
 	for _, e := range p.s.Ordered() {
+		if p.s.parallel() && !p.s.targetsOf(urgent).Overlaps(p.s.targetsOf(e)) {
+			continue // independent of the urgent entry: it is not in its way
+		}
 		if e.Position > 0 && e.PriorityValue > PriorityUrgent && (e.State == StateTesting || e.State == StatePendingFailure) {
 			return Transition{EntryID: e.ID, To: StatePending, Reason: ReasonRestartedPreempted,
 				Detail: fmt.Sprintf("the urgent #%d goes first; testing again behind it", urgent.PRNumber), ClearRun: true}

@@ -164,7 +164,47 @@ func (s *Service) snapshot(ctx context.Context, queueID int64, head string) (*Sn
 	if err != nil {
 		return nil, fmt.Errorf("failed to list merges: %w", err)
 	}
-	return &Snapshot{Queue: q, TargetHead: head, Entries: entries, Runs: runs, Checks: checks, Merges: merges}, nil
+	snap := &Snapshot{Queue: q, TargetHead: head, Entries: entries, Runs: runs, Checks: checks, Merges: merges}
+	if snap.parallel() {
+		if snap.Targets, err = s.loadTargets(ctx, q, entries, merges); err != nil {
+			return nil, err
+		}
+	}
+	return snap, nil
+}
+
+// loadTargets reads the impacted targets of the active entries and of the
+// PRs in the merge log (parallel mode).
+func (s *Service) loadTargets(ctx context.Context, q *Queue, entries []*Entry, merges []MergeRecord) (map[int]*TargetSet, error) {
+	out := map[int]*TargetSet{}
+	load := func(pr int) error {
+		if _, done := out[pr]; done {
+			return nil
+		}
+		t, err := s.store.GetTargets(ctx, q.ID, pr)
+		if errors.Is(err, ErrNotFound) {
+			out[pr] = nil
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("failed to load impacted targets of #%d: %w", pr, err)
+		}
+		out[pr] = NewTargetSet(t)
+		return nil
+	}
+	for _, e := range entries {
+		if err := load(e.PRNumber); err != nil {
+			return nil, err
+		}
+	}
+	// Runs reach back only a few merges; a PR beyond this window counts as
+	// a dependency (unknown targets), which can only cost a retest.
+	for _, m := range merges[max(0, len(merges)-50):] {
+		if err := load(m.PRNumber); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func (s *Service) reconcileDue(queueID int64) bool {

@@ -19,6 +19,38 @@ type Snapshot struct {
 	Checks map[string][]CheckResult
 	// Merges is the queue's recent merge log, oldest first.
 	Merges []MergeRecord
+	// Targets are the impacted targets by PR number (parallel mode): of
+	// active entries, for their submitted head, and of recently merged PRs.
+	Targets map[int]*TargetSet
+}
+
+// parallel reports whether the queue tests in parallel mode.
+func (s *Snapshot) parallel() bool { return s.Queue.Settings.Mode == ModeParallel }
+
+// targetsOf returns the entry's targets for its submitted head, or nil.
+func (s *Snapshot) targetsOf(e *Entry) *TargetSet {
+	if t := s.Targets[e.PRNumber]; t != nil && t.SHA == e.PRSHA {
+		return t
+	}
+	return nil
+}
+
+// independent reports whether the merged PR pr cannot have affected the
+// unit `entries` (parallel mode: their targets do not overlap).
+func (s *Snapshot) independent(pr int, entries []*Entry) bool {
+	if !s.parallel() {
+		return false
+	}
+	t := s.Targets[pr]
+	if t == nil {
+		return false
+	}
+	for _, e := range entries {
+		if t.Overlaps(s.targetsOf(e)) {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Snapshot) entry(id string) *Entry {
@@ -98,36 +130,71 @@ func (s *Snapshot) landingBase(r *TestRun) (string, bool) {
 }
 
 // unit is what one run tests: consecutive chain entries sharing a run (or
-// a single entry without one).
+// a single entry without one), with the entries its tests include ahead of
+// it: every entry before it in single mode, its transitive dependencies in
+// parallel mode.
 type unit struct {
 	entries []*Entry
 	run     *TestRun // nil if the entries have none (or it is closed)
-	pos     int      // chain index of the first entry
+	ahead   []*Entry
 }
 
-// units groups the chain into units.
+// units lays the chain out in units, in queue order.
 func (s *Snapshot) units(chain []*Entry) []unit {
+	if s.parallel() {
+		return s.parallelUnits(chain)
+	}
 	var out []unit
 	for i := 0; i < len(chain); {
 		e, j := chain[i], i+1
 		for e.RunID != "" && j < len(chain) && chain[j].RunID == e.RunID {
 			j++
 		}
-		out = append(out, unit{entries: chain[i:j], run: s.run(e.RunID), pos: i})
+		out = append(out, unit{entries: chain[i:j], run: s.run(e.RunID), ahead: chain[:i]})
 		i = j
 	}
 	return out
 }
 
+// parallelUnits makes one unit per entry whose ahead are its transitive
+// dependencies: the entries before it whose impacted targets overlap its
+// own or those of another dependency (SPEC §5.5), in queue order.
+func (s *Snapshot) parallelUnits(chain []*Entry) []unit {
+	deps := make([]map[int]bool, len(chain))
+	out := make([]unit, len(chain))
+	for i, e := range chain {
+		deps[i] = map[int]bool{}
+		te := s.targetsOf(e)
+		for j := 0; j < i; j++ {
+			if deps[i][j] || !te.Overlaps(s.targetsOf(chain[j])) {
+				continue
+			}
+			deps[i][j] = true
+			for k := range deps[j] {
+				deps[i][k] = true
+			}
+		}
+		var ahead []*Entry
+		for j := 0; j < i; j++ {
+			if deps[i][j] {
+				ahead = append(ahead, chain[j])
+			}
+		}
+		out[i] = unit{entries: []*Entry{e}, run: s.run(e.RunID), ahead: ahead}
+	}
+	return out
+}
+
 // unitValid reports whether run r still tests the unit `entries` on what it
-// would be tested on now: the target head equals r's base plus the queue's
-// merges of the first entries of r's sequence (r.Ahead then r.EntryIDs), and
-// the rest of that sequence is exactly `ahead` followed by `entries`.
-// Otherwise it names the restart reason.
+// would be tested on now: following the merge log from r's base reaches the
+// target head, merging first the leading entries of r's sequence (r.Ahead
+// then r.EntryIDs) in order, and otherwise only PRs independent of the unit
+// (parallel mode); and the rest of that sequence is exactly `ahead` followed
+// by `entries`. Otherwise it names the restart reason.
 func (s *Snapshot) unitValid(r *TestRun, ahead, entries []*Entry) (bool, Reason) {
 	seq := append(append([]string{}, r.Ahead...), r.EntryIDs...)
-	head, rest, ok := s.walkMerges(r.BaseSHA, seq)
-	if !ok || head != s.TargetHead {
+	rest, ok := s.walkToHead(r.BaseSHA, seq, entries)
+	if !ok {
 		return false, ReasonRestartedBaseMoved
 	}
 	want := append(ids(ahead), ids(entries)...)
@@ -140,6 +207,33 @@ func (s *Snapshot) unitValid(r *TestRun, ahead, entries []*Entry) (bool, Reason)
 		}
 	}
 	return true, ""
+}
+
+// walkToHead follows the queue's merge log from base to the target head.
+// Merges of seq's entries must come in seq's order; any other merge must be
+// of a PR independent of the unit. It returns the entries of seq not merged
+// yet; ok is false when the log does not lead to the head that way (the
+// branch moved outside the queue, or something the unit depends on landed).
+func (s *Snapshot) walkToHead(base string, seq []string, unit []*Entry) ([]string, bool) {
+	byBefore := make(map[string]MergeRecord, len(s.Merges))
+	for _, m := range s.Merges {
+		byBefore[m.Before] = m
+	}
+	cur, k := base, 0
+	for steps := 0; cur != s.TargetHead; steps++ {
+		m, found := byBefore[cur]
+		if !found || steps > len(s.Merges) {
+			return nil, false
+		}
+		switch {
+		case k < len(seq) && m.EntryID == seq[k]:
+			k++
+		case contains(seq[k:], m.EntryID) || !s.independent(m.PRNumber, unit):
+			return nil, false
+		}
+		cur = m.After
+	}
+	return seq[k:], true
 }
 
 // walkMerges follows the merge log from base through the leading entries of

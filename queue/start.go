@@ -15,8 +15,7 @@ func (p *planner) start() Action {
 			inFlight++
 		}
 	}
-	chain := s.chain()
-	units := s.units(chain)
+	units := s.units(s.chain())
 	for i, u := range units {
 		if u.run != nil || u.entries[0].State != StatePending {
 			continue
@@ -24,11 +23,14 @@ func (p *planner) start() Action {
 		if inFlight >= max(q.Settings.Concurrency, 1) {
 			return nil
 		}
+		if s.parallel() {
+			return startRun(s, u.ahead, u.entries) // batches are single-mode only
+		}
 		batch := p.batch(units[i:])
 		if batch == nil {
 			return nil // a batch is filling up: nothing behind it starts first
 		}
-		return startRun(s, chain[:u.pos], batch)
+		return startRun(s, u.ahead, batch)
 	}
 	return nil
 }
@@ -72,10 +74,24 @@ func (p *planner) batch(rest []unit) []*Entry {
 func startRun(s *Snapshot, ahead, unit []*Entry) StartRun {
 	if n := len(ahead); n > 0 {
 		if prev := s.run(ahead[n-1].RunID); prev != nil && prev.SHA != "" {
-			return StartRun{Unit: ids(unit), Ahead: append(append([]string{}, prev.Ahead...), prev.EntryIDs...),
-				BaseSHA: prev.BaseSHA, From: prev.SHA, Merge: ids(unit)}
+			seq := append(append([]string{}, prev.Ahead...), prev.EntryIDs...)
+			if _, rest, ok := s.walkMerges(prev.BaseSHA, seq); ok && equalIDs(rest, ids(ahead)) {
+				return StartRun{Unit: ids(unit), Ahead: seq, BaseSHA: prev.BaseSHA, From: prev.SHA, Merge: ids(unit)}
+			}
 		}
 	}
 	return StartRun{Unit: ids(unit), Ahead: ids(ahead), BaseSHA: s.TargetHead, From: s.TargetHead,
 		Merge: append(ids(ahead), ids(unit)...)}
+}
+
+func equalIDs(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

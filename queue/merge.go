@@ -118,22 +118,15 @@ func (s *Service) recordMerge(ctx context.Context, q *Queue, e *Entry, r *TestRu
 	return mismatch
 }
 
-// verifyTree compares the landed tree with the tested tree (SPEC §5.10).
+// verifyTree checks the landing (SPEC §5.10); a mismatch pauses the queue,
+// comments on the PR, logs an error and feeds the alert metric.
 func (s *Service) verifyTree(ctx context.Context, q *Queue, e *Entry, r *TestRun, landed string) error {
-	landedTree, err := s.gh.TreeSHA(ctx, q.Key.Repo, landed)
-	if err != nil {
-		return fmt.Errorf("failed to read landed tree: %w", err)
+	mismatch, err := s.landedMismatch(ctx, q, r, landed)
+	if err != nil || mismatch == "" {
+		return err
 	}
-	testedTree, err := s.gh.TreeSHA(ctx, q.Key.Repo, r.SHA)
-	if err != nil {
-		return fmt.Errorf("failed to read tested tree: %w", err)
-	}
-	if landedTree == testedTree {
-		return nil
-	}
-	msg := fmt.Sprintf("after merging #%d, %s (tree %s) differs from the tested commit %s (tree %s); the queue is paused until an admin checks %s",
-		e.PRNumber, q.Key.Branch, short(landedTree), short(r.SHA), short(testedTree), q.Key.Branch)
-	zerolog.Ctx(ctx).Error().Int("pr", e.PRNumber).Str("landed_tree", landedTree).Str("tested_tree", testedTree).Msg("landed tree differs from tested tree")
+	msg := fmt.Sprintf("after merging #%d, %s; the queue is paused until an admin checks %s", e.PRNumber, mismatch, q.Key.Branch)
+	zerolog.Ctx(ctx).Error().Int("pr", e.PRNumber).Str("landed", landed).Str("tested", r.SHA).Msg("landed tree differs from tested tree")
 	q.State, q.PausedReason = QueuePaused, msg
 	if err := s.store.UpdateQueue(ctx, q); err != nil {
 		return fmt.Errorf("failed to pause queue: %w", err)

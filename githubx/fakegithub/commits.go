@@ -184,6 +184,13 @@ func handleCompare(c *reqCtx) {
 			return
 		}
 	}
+	if mb := cmp.MergeBaseCommit.GetSHA(); mb != "" {
+		// Like GitHub, the files are those changed from the merge base.
+		if cmp.Files, err = g.diffFiles(mb, head); err != nil {
+			c.fail(err)
+			return
+		}
+	}
 	if len(ahead) > 250 {
 		ahead = ahead[:250]
 	}

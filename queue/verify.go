@@ -1,0 +1,73 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rs/zerolog"
+)
+
+// FileDiffer is the optional part of the GitHub port that lists changed
+// files; parallel-mode landing checks need it.
+type FileDiffer interface {
+	// DiffFiles lists the files changed from the merge base of base and
+	// head to head, with their blob SHA at head ("" if removed); complete
+	// is false when the list may be cut short.
+	DiffFiles(ctx context.Context, repo Repo, base, head string) (map[string]string, bool, error)
+}
+
+// landedMismatch compares what landed with what run r tested (SPEC §5.10).
+// In single mode the trees must be equal. In parallel mode independent PRs
+// may have landed in between, so every path the run changed from its base
+// must hold the same content in the landed commit. It returns a description
+// of the mismatch, or "" when the landing is verified (or cannot be).
+func (s *Service) landedMismatch(ctx context.Context, q *Queue, r *TestRun, landed string) (string, error) {
+	repo := q.Key.Repo
+	if q.Settings.Mode != ModeParallel {
+		landedTree, err := s.gh.TreeSHA(ctx, repo, landed)
+		if err != nil {
+			return "", fmt.Errorf("failed to read landed tree: %w", err)
+		}
+		testedTree, err := s.gh.TreeSHA(ctx, repo, r.SHA)
+		if err != nil {
+			return "", fmt.Errorf("failed to read tested tree: %w", err)
+		}
+		if landedTree != testedTree {
+			return fmt.Sprintf("%s (tree %s) differs from the tested commit %s (tree %s)",
+				q.Key.Branch, short(landedTree), short(r.SHA), short(testedTree)), nil
+		}
+		return "", nil
+	}
+	differ, ok := s.gh.(FileDiffer)
+	if !ok {
+		return "", nil
+	}
+	tested, complete, err := differ.DiffFiles(ctx, repo, r.BaseSHA, r.SHA)
+	if err != nil {
+		return "", fmt.Errorf("failed to list the tested changes: %w", err)
+	}
+	now, complete2, err := differ.DiffFiles(ctx, repo, r.BaseSHA, landed)
+	if err != nil {
+		return "", fmt.Errorf("failed to list the landed changes: %w", err)
+	}
+	if !complete || !complete2 {
+		zerolog.Ctx(ctx).Warn().Str("run", r.ID).Msg("too many changed files to verify the landed paths")
+		return "", nil
+	}
+	var differ2 []string
+	for path, blob := range tested {
+		if got, changed := now[path]; !changed || got != blob {
+			differ2 = append(differ2, path)
+		}
+	}
+	if len(differ2) == 0 {
+		return "", nil
+	}
+	sort.Strings(differ2)
+	if len(differ2) > 5 {
+		differ2 = append(differ2[:5], "…")
+	}
+	return fmt.Sprintf("%s holds other content than the tested commit %s at %s", q.Key.Branch, short(r.SHA), strings.Join(differ2, ", ")), nil
+}

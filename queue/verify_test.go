@@ -1,0 +1,57 @@
+package queue
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// diffGitHub answers TreeSHA and DiffFiles from tables; other methods are
+// not used by landedMismatch.
+type diffGitHub struct {
+	GitHub
+	trees map[string]string
+	diffs map[string]map[string]string // "base...head" → path → blob
+}
+
+func (d *diffGitHub) TreeSHA(_ context.Context, _ Repo, sha string) (string, error) {
+	return d.trees[sha], nil
+}
+
+func (d *diffGitHub) DiffFiles(_ context.Context, _ Repo, base, head string) (map[string]string, bool, error) {
+	return d.diffs[base+"..."+head], true, nil
+}
+
+func TestLandedMismatch(t *testing.T) {
+	run := &TestRun{ID: "r", BaseSHA: "B", SHA: "T"}
+	tests := []struct {
+		name string
+		mode Mode
+		gh   *diffGitHub
+		want string // substring of the mismatch; "" = verified
+	}{
+		{"single: equal trees", ModeSingle, &diffGitHub{trees: map[string]string{"L": "t1", "T": "t1"}}, ""},
+		{"single: different trees", ModeSingle, &diffGitHub{trees: map[string]string{"L": "t1", "T": "t2"}}, "differs from the tested commit"},
+		{"parallel: other paths changed meanwhile", ModeParallel, &diffGitHub{diffs: map[string]map[string]string{
+			"B...T": {"a.go": "x1"}, "B...L": {"a.go": "x1", "b.go": "y1"}}}, ""},
+		{"parallel: a tested path lost its content", ModeParallel, &diffGitHub{diffs: map[string]map[string]string{
+			"B...T": {"a.go": "x1", "c.go": ""}, "B...L": {"a.go": "x2", "c.go": ""}}}, "a.go"},
+		{"parallel: a tested change did not land", ModeParallel, &diffGitHub{diffs: map[string]map[string]string{
+			"B...T": {"a.go": "x1"}, "B...L": {"b.go": "y1"}}}, "a.go"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := DefaultSettings()
+			st.Mode = tc.mode
+			q := &Queue{Key: QueueKey{Branch: "main"}, Settings: st}
+			s := NewService(nil, tc.gh, Options{})
+			got, err := s.landedMismatch(context.Background(), q, run, "L")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+				t.Errorf("mismatch %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

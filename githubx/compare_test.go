@@ -51,3 +51,19 @@ func capped(n int) []map[string]any {
 	}
 	return out
 }
+
+func TestContains(t *testing.T) {
+	t.Parallel()
+	for status, want := range map[string]bool{"ahead": true, "identical": true, "behind": false, "diverged": false} {
+		f := newFakeAPI(t)
+		f.handle("GET /repos/o/r/compare/{basehead}", func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusOK, map[string]any{"status": status})
+		})
+		c, _ := f.client()
+		got, err := c.Contains(t.Context(), testRepo, "A", "H")
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustEqual(t, status, got, want)
+	}
+}

@@ -28,6 +28,8 @@ func (s *Service) execute(ctx context.Context, snap *Snapshot, a Action, head *s
 		return s.resolveMerge(ctx, snap, a, head)
 	case ApplyMode:
 		return s.applyMode(ctx, snap.Queue)
+	case DirectMerge:
+		return s.directMerge(ctx, snap, a, head)
 	default:
 		return fmt.Errorf("unknown action %T", a)
 	}

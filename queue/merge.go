@@ -13,6 +13,10 @@ import (
 func (s *Service) merge(ctx context.Context, snap *Snapshot, m Merge, head *string) error {
 	q := snap.Queue
 	e, r := snap.entry(m.EntryID), snap.run(m.RunID)
+	if e != nil && m.RunID == "" {
+		// A direct merge: what lands must be the PR head's own tree.
+		r = &TestRun{SHA: e.PRSHA, BaseSHA: m.Before, Status: RunSucceeded, EntryIDs: []string{e.ID}}
+	}
 	if e == nil || r == nil {
 		return fmt.Errorf("merge of entry %s / run %s: not active", m.EntryID, m.RunID)
 	}

@@ -29,7 +29,7 @@ const (
 //     target branch moved outside the queue: its entries restart.
 func Next(s *Snapshot, now time.Time) (Action, time.Time) {
 	p := &planner{s: s, q: s.Queue, now: now}
-	for _, step := range []func() Action{p.facts, p.runResults, p.admission, p.switchMode, p.preempt, p.keepUnits, p.merge, p.start} {
+	for _, step := range []func() Action{p.facts, p.runResults, p.admission, p.switchMode, p.preempt, p.keepUnits, p.merge, p.direct, p.start} {
 		if a := step(); a != nil {
 			return a, time.Time{}
 		}

@@ -41,6 +41,7 @@ type Service struct {
 	locks         map[int64]*sync.Mutex
 	lastReconcile map[int64]time.Time
 	lastPolled    map[string]time.Time // entry ID → last read of its PR
+	directChecked map[string]string    // entry ID → target head it was found ineligible on
 }
 
 // NewService returns a Service over a store and a GitHub port.
@@ -58,7 +59,7 @@ func NewService(store Store, gh GitHub, opts Options) *Service {
 		opts.ReconcileEvery = 30 * time.Second
 	}
 	return &Service{store: store, gh: gh, opts: opts,
-		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{}, lastPolled: map[string]time.Time{}}
+		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{}, lastPolled: map[string]time.Time{}, directChecked: map[string]string{}}
 }
 
 // SetWake sets the function that wakes a queue's worker.
@@ -164,7 +165,17 @@ func (s *Service) snapshot(ctx context.Context, queueID int64, head string) (*Sn
 	if err != nil {
 		return nil, fmt.Errorf("failed to list merges: %w", err)
 	}
-	snap := &Snapshot{Queue: q, TargetHead: head, Entries: entries, Runs: runs, Checks: checks, Merges: merges}
+	snap := &Snapshot{Queue: q, TargetHead: head, Entries: entries, Runs: runs, Checks: checks, Merges: merges,
+		DirectChecked: map[string]string{}}
+	if q.Settings.DirectMergeMode == DirectMergeAlways {
+		s.mu.Lock()
+		for _, e := range entries {
+			if h, ok := s.directChecked[e.ID]; ok {
+				snap.DirectChecked[e.ID] = h
+			}
+		}
+		s.mu.Unlock()
+	}
 	if snap.parallel() {
 		if snap.Targets, err = s.loadTargets(ctx, q, entries, merges); err != nil {
 			return nil, err

@@ -22,6 +22,9 @@ type Snapshot struct {
 	// Targets are the impacted targets by PR number (parallel mode): of
 	// active entries, for their submitted head, and of recently merged PRs.
 	Targets map[int]*TargetSet
+	// DirectChecked maps entries found ineligible for a direct merge to the
+	// target head they were checked on.
+	DirectChecked map[string]string
 }
 
 // parallel reports whether the queue tests in parallel mode.

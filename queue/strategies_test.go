@@ -184,3 +184,21 @@ func TestStrategies(t *testing.T) {
 		})
 	}
 }
+
+func TestDirectMergeProposal(t *testing.T) {
+	b := newSnap(1)
+	b.s.Queue.Settings.DirectMergeMode = DirectMergeAlways
+	b.entry(1, StatePending)
+	b.entry(2, StatePending)
+	if got, _ := Next(b.s, t0); !reflect.DeepEqual(got, DirectMerge{EntryID: "e1", Before: "H0"}) {
+		t.Fatalf("Next() = %#v, want a direct merge of the head of the chain", got)
+	}
+	b.s.DirectChecked = map[string]string{"e1": "H0"}
+	if got, _ := Next(b.s, t0); !reflect.DeepEqual(got, StartRun{Unit: []string{"e1"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1"}}) {
+		t.Fatalf("after an ineligible check Next() = %#v, want a test run", got)
+	}
+	b.s.TargetHead = "H1"
+	if got, _ := Next(b.s, t0); !reflect.DeepEqual(got, DirectMerge{EntryID: "e1", Before: "H1"}) {
+		t.Fatalf("after the target moved Next() = %#v, want another direct-merge check", got)
+	}
+}

@@ -35,6 +35,7 @@ func (s *Service) notify(ctx context.Context, q *Queue, e *Entry, from EntryStat
 			e.CheckRunID, changed = id, true
 		}
 	}
+	s.updateLabels(ctx, q, e, from)
 	if changed {
 		if err := s.saveSurfaceIDs(ctx, e); err != nil {
 			log.Warn().Err(err).Msg("failed to save comment and check run ids")

@@ -1,0 +1,40 @@
+package githubx
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+var _ queue.Labeler = (*Client)(nil)
+
+// AddLabel adds a label to a PR.
+func (c *Client) AddLabel(ctx context.Context, repo queue.Repo, number int, label string) error {
+	what := fmt.Sprintf("add label %q to #%d of %s", label, number, repo.FullName())
+	gh, err := c.InstallationClient(ctx, repo)
+	if err != nil {
+		return fmt.Errorf("failed to %s: %w", what, err)
+	}
+	if _, _, err := gh.Issues.AddLabelsToIssue(ctx, repo.Owner, repo.Name, number, []string{label}); err != nil {
+		return c.fail(repo, what, err)
+	}
+	return nil
+}
+
+// RemoveLabel removes a label from a PR; a label the PR lacks is not an
+// error.
+func (c *Client) RemoveLabel(ctx context.Context, repo queue.Repo, number int, label string) error {
+	what := fmt.Sprintf("remove label %q from #%d of %s", label, number, repo.FullName())
+	gh, err := c.InstallationClient(ctx, repo)
+	if err != nil {
+		return fmt.Errorf("failed to %s: %w", what, err)
+	}
+	if _, err := gh.Issues.RemoveLabelForIssue(ctx, repo.Owner, repo.Name, number, label); err != nil {
+		if StatusCode(err) == 404 {
+			return nil
+		}
+		return c.fail(repo, what, err)
+	}
+	return nil
+}

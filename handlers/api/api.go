@@ -47,6 +47,10 @@ type API struct {
 type route struct {
 	method string
 	serve  func(w http.ResponseWriter, r *http.Request) error
+	// forkAuth lets a request without a token through to the handler when
+	// it carries ForkedRunHeader; the handler must then confirm the run
+	// (see forkedRunFrom).
+	forkAuth bool
 }
 
 // New returns the /v1 handler. It serves "/v1/<operation>" and, when mounted
@@ -61,11 +65,18 @@ func New(svc Service, tokens queue.Tokens, opts Options) http.Handler {
 	}
 	// One line per operation; each handler lives in its own file.
 	a.routes = map[string]route{
-		"createQueue":             {http.MethodPost, a.createQueue},
-		"getQueue":                {http.MethodPost, a.getQueue},
-		"submitPullRequest":       {http.MethodPost, a.submitPullRequest},
-		"cancelPullRequest":       {http.MethodPost, a.cancelPullRequest},
-		"getSubmittedPullRequest": {http.MethodPost, a.getSubmittedPullRequest},
+		"submitPullRequest":           {method: http.MethodPost, serve: a.submitPullRequest},
+		"cancelPullRequest":           {method: http.MethodPost, serve: a.cancelPullRequest},
+		"restartTestsOnPullRequest":   {method: http.MethodPost, serve: a.restartTestsOnPullRequest},
+		"getSubmittedPullRequest":     {method: http.MethodPost, serve: a.getSubmittedPullRequest},
+		"setImpactedTargets":          {method: http.MethodPost, serve: a.setImpactedTargets, forkAuth: true},
+		"getMergeQueueTestingDetails": {method: http.MethodPost, serve: a.getMergeQueueTestingDetails},
+		"createQueue":                 {method: http.MethodPost, serve: a.createQueue},
+		"deleteQueue":                 {method: http.MethodPost, serve: a.deleteQueue},
+		"getQueue":                    {method: http.MethodPost, serve: a.getQueue},
+		"updateQueue":                 {method: http.MethodPost, serve: a.updateQueue},
+		"listPullRequests":            {method: http.MethodPost, serve: a.listPullRequests},
+		"getMergeQueueMetrics":        {method: http.MethodGet, serve: a.getMergeQueueMetrics},
 	}
 	return a
 }
@@ -100,13 +111,23 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Msg: "method " + r.Method + " not allowed; use " + rt.method})
 		return
 	}
-	tok, err := a.authenticate(r)
-	if err != nil {
-		a.writeError(w, r, err)
-		return
+	if rt.forkAuth && r.Header.Get(TokenHeader) == "" && r.Header.Get(ForkedRunHeader) != "" {
+		runID, err := parseForkedRunID(r.Header.Get(ForkedRunHeader))
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		log = log.With().Int64("forked_workflow_run_id", runID).Logger()
+		ctx = withForkedRun(log.WithContext(ctx), runID)
+	} else {
+		tok, err := a.authenticate(r)
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		log = log.With().Str("token_id", tok.ID).Str("token_name", tok.Name).Logger()
+		ctx = withToken(log.WithContext(ctx), tok)
 	}
-	log = log.With().Str("token_id", tok.ID).Str("token_name", tok.Name).Logger()
-	ctx = withToken(log.WithContext(ctx), tok)
 	if err := rt.serve(w, r.WithContext(ctx)); err != nil {
 		a.writeError(w, r.WithContext(ctx), err)
 	}

@@ -125,7 +125,8 @@ func TestScope(t *testing.T) {
 func TestScopeAppliesToEveryOperation(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	other := `{"repo":{"host":"github.com","owner":"octo","name":"gadgets"},"targetBranch":"main","pr":{"number":1}}`
+	other := `{"repo":{"host":"github.com","owner":"octo","name":"gadgets"},"targetBranch":"main",` +
+		`"pr":{"number":1,"sha":"` + testSHA + `"},"impactedTargets":[],"testRunId":"run-1"}`
 	for op, rt := range New(nil, nil, Options{}).(*API).routes {
 		if rt.method != http.MethodPost {
 			continue

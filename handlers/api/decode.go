@@ -145,6 +145,19 @@ func (q *queueRequest) validate() error {
 // carries the configured spelling of the host; owner, name and branch are
 // passed through as sent.
 func (a *API) queueKey(ctx context.Context, q queueRequest) (queue.QueueKey, error) {
+	key, err := a.resolveKey(q)
+	if err != nil {
+		return key, err
+	}
+	if err := authorize(ctx, key.Repo); err != nil {
+		return queue.QueueKey{}, err
+	}
+	return key, nil
+}
+
+// resolveKey is queueKey without the token scope check, for requests
+// authenticated otherwise (x-forked-workflow-run-id).
+func (a *API) resolveKey(q queueRequest) (queue.QueueKey, error) {
 	if err := q.validate(); err != nil {
 		return queue.QueueKey{}, err
 	}
@@ -152,9 +165,6 @@ func (a *API) queueKey(ctx context.Context, q queueRequest) (queue.QueueKey, err
 		return queue.QueueKey{}, notFoundf("unknown repository host %q: this service serves %s", truncate(q.Repo.Host), a.host)
 	}
 	repo := queue.Repo{Host: a.host, Owner: q.Repo.Owner, Name: q.Repo.Name}
-	if err := authorize(ctx, repo); err != nil {
-		return queue.QueueKey{}, err
-	}
 	return queue.QueueKey{Repo: repo, Branch: q.TargetBranch}, nil
 }
 

@@ -99,9 +99,10 @@ type cancelCall struct {
 type fakeService struct {
 	mu sync.Mutex
 
-	createCalls []queue.Settings
-	createKeys  []queue.QueueKey
-	createErr   error
+	createCalls   []queue.Settings
+	createKeys    []queue.QueueKey
+	createUpdates []queue.QueueUpdate
+	createErr     error
 
 	getKeys    []queue.QueueKey
 	getQueue   *queue.Queue
@@ -120,6 +121,9 @@ type fakeService struct {
 
 	// panicMsg, when set, makes every call panic.
 	panicMsg string
+
+	// extra holds the answers of the later operations (fakes_more_test.go).
+	extra moreFakes
 }
 
 func (f *fakeService) maybePanic() {
@@ -128,14 +132,19 @@ func (f *fakeService) maybePanic() {
 	}
 }
 
-func (f *fakeService) CreateQueue(_ context.Context, key queue.QueueKey, s queue.Settings) (*queue.Queue, error) {
+func (f *fakeService) CreateQueueFrom(_ context.Context, key queue.QueueKey, u queue.QueueUpdate) (*queue.Queue, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.maybePanic()
+	s, err := u.ApplySettings(queue.DefaultSettings())
 	f.createKeys = append(f.createKeys, key)
 	f.createCalls = append(f.createCalls, s)
+	f.createUpdates = append(f.createUpdates, u)
 	if f.createErr != nil {
 		return nil, f.createErr
+	}
+	if err != nil {
+		return nil, err
 	}
 	return &queue.Queue{ID: 1, Key: key, State: queue.QueueRunning, Settings: s}, nil
 }
@@ -195,6 +204,7 @@ func (f *fakeService) configure(fn func(f *fakeService)) {
 type serviceCalls struct {
 	createKeys    []queue.QueueKey
 	creates       []queue.Settings
+	createUpdates []queue.QueueUpdate
 	getKeys       []queue.QueueKey
 	submits       []queue.SubmitRequest
 	cancels       []cancelCall
@@ -207,6 +217,7 @@ func (f *fakeService) calls() serviceCalls {
 	return serviceCalls{
 		createKeys:    append([]queue.QueueKey(nil), f.createKeys...),
 		creates:       append([]queue.Settings(nil), f.createCalls...),
+		createUpdates: append([]queue.QueueUpdate(nil), f.createUpdates...),
 		getKeys:       append([]queue.QueueKey(nil), f.getKeys...),
 		submits:       append([]queue.SubmitRequest(nil), f.submits...),
 		cancels:       append([]cancelCall(nil), f.cancels...),

@@ -76,6 +76,9 @@ func newHarness(t *testing.T) *harness {
 	return h
 }
 
+// nowFunc is the harness clock.
+func (h *harness) nowFunc() func() time.Time { return func() time.Time { return testNow } }
+
 // response is a finished HTTP exchange.
 type response struct {
 	status int
@@ -99,11 +102,17 @@ func (h *harness) do(method, path, token string, body io.Reader) response {
 		h.t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
+	return response{status: resp.StatusCode, header: resp.Header, body: readAll(h.t, resp)}
+}
+
+// readAll reads a response body.
+func readAll(t *testing.T, resp *http.Response) string {
+	t.Helper()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		h.t.Fatalf("read body: %v", err)
+		t.Fatalf("read body: %v", err)
 	}
-	return response{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	return string(b)
 }
 
 // post sends a JSON body to /v1/<op> with the unscoped token.

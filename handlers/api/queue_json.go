@@ -36,8 +36,10 @@ type queueJSON struct {
 	NotReadyTimeoutHours int    `json:"notReadyTimeoutHours"`
 }
 
-// newQueueJSON renders q. bisectionConcurrency and batchingMaxSize are the
-// effective values (following concurrency and batchingMinSize while unset).
+// newQueueJSON renders q. mode is the effective mode (the pending one while
+// the queue switches modes, so a client reads back what it set);
+// bisectionConcurrency and batchingMaxSize are the effective values
+// (following concurrency and batchingMinSize while unset).
 func newQueueJSON(q *queue.Queue) queueJSON {
 	s := q.Settings
 	return queueJSON{
@@ -45,7 +47,7 @@ func newQueueJSON(q *queue.Queue) queueJSON {
 		Branch:                      q.Key.Branch,
 		Concurrency:                 s.Concurrency,
 		TestingTimeoutMinutes:       s.TestingTimeoutMinutes,
-		Mode:                        string(s.Mode),
+		Mode:                        string(q.EffectiveMode()),
 		CanOptimisticallyMerge:      s.CanOptimisticallyMerge,
 		PendingFailureDepth:         s.PendingFailureDepth,
 		Batch:                       s.Batch,

@@ -8,35 +8,16 @@ import (
 	"github.com/mergequeue/mq/queue"
 )
 
-// createQueueRequest: repo, targetBranch, and optionally mode and
-// concurrency; every other setting starts from queue.DefaultSettings.
+// createQueueRequest: repo, targetBranch, and optionally any settable queue
+// field (the same as updateQueue); the rest starts from
+// queue.DefaultSettings.
 type createQueueRequest struct {
 	queueRequest
-	Mode        *string `json:"mode"`
-	Concurrency *int    `json:"concurrency"`
-}
-
-// settings applies the request's optional fields to the defaults.
-func (req *createQueueRequest) settings() (queue.Settings, error) {
-	s := queue.DefaultSettings()
-	if req.Mode != nil {
-		m, err := parseEnum("mode", *req.Mode, queue.ModeSingle, queue.ModeParallel)
-		if err != nil {
-			return s, err
-		}
-		s.Mode = m
-	}
-	if req.Concurrency != nil {
-		if *req.Concurrency < 1 {
-			return s, badRequestf("invalid field concurrency: must be at least 1, got %d", *req.Concurrency)
-		}
-		s.Concurrency = *req.Concurrency
-	}
-	return s, nil
+	queueFields
 }
 
 // createQueue (POST /v1/createQueue) creates the queue of a branch: 200 {},
-// 409 if it exists.
+// 409 if it exists, 400 for an invalid field.
 func (a *API) createQueue(w http.ResponseWriter, r *http.Request) error {
 	var req createQueueRequest
 	if err := readJSON(w, r, &req); err != nil {
@@ -46,13 +27,24 @@ func (a *API) createQueue(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	settings, err := req.settings()
+	u, err := req.update()
 	if err != nil {
 		return err
 	}
-	if _, err := a.svc.CreateQueue(r.Context(), key, settings); err != nil {
+	// Validate before the service so that no invalid request reaches it.
+	if _, err := u.ApplySettings(queue.DefaultSettings()); err != nil {
+		return err
+	}
+	if u.State != nil && *u.State == queue.QueueSwitchingModes {
+		return badRequestf("invalid field state: a new queue starts running, paused or draining")
+	}
+	if _, err := a.svc.CreateQueueFrom(r.Context(), key, u); err != nil {
 		if errors.Is(err, queue.ErrExists) {
-			return &apiError{Status: http.StatusConflict, Msg: fmt.Sprintf("queue %s already exists", key)}
+			return &apiError{Status: http.StatusConflict, Msg: fmt.Sprintf("queue for branch %q of %s already exists", key.Branch, key.Repo.FullName())}
+		}
+		var ie *queue.InputError
+		if errors.As(err, &ie) {
+			return ie
 		}
 		return fmt.Errorf("failed to create queue %s: %w", key, err)
 	}

@@ -2,25 +2,57 @@ package api
 
 import (
 	"context"
+	"time"
 
 	"github.com/mergequeue/mq/queue"
 )
 
-// Service is the part of *queue.Service the REST API drives. Operations
-// added later extend it with the methods they need.
+// Service is the part of *queue.Service the REST API drives.
 type Service interface {
-	// CreateQueue creates a queue; queue.ErrExists if it exists, a
-	// *queue.InputError if settings are invalid.
-	CreateQueue(ctx context.Context, key queue.QueueKey, settings queue.Settings) (*queue.Queue, error)
+	// CreateQueueFrom creates a queue from the default settings changed by
+	// an update; queue.ErrExists if it exists, a *queue.InputError if the
+	// update is invalid.
+	CreateQueueFrom(ctx context.Context, key queue.QueueKey, u queue.QueueUpdate) (*queue.Queue, error)
 	// GetQueue returns a queue and its active admitted entries in queue
 	// order; queue.ErrNotFound if the queue is unknown.
 	GetQueue(ctx context.Context, key queue.QueueKey) (*queue.Queue, []*queue.Entry, error)
+	// UpdateQueue applies a partial update; queue.ErrNotFound or a
+	// *queue.InputError.
+	UpdateQueue(ctx context.Context, key queue.QueueKey, u queue.QueueUpdate) (*queue.Queue, error)
+	// DeleteQueue deletes an empty queue (nil if absent); a
+	// *queue.InputError while active entries remain.
+	DeleteQueue(ctx context.Context, key queue.QueueKey) error
+	// ListQueues returns every queue.
+	ListQueues(ctx context.Context) ([]*queue.Queue, error)
+
 	// Submit puts a PR into a queue or updates its active entry.
 	Submit(ctx context.Context, req queue.SubmitRequest) (*queue.Entry, error)
 	// Cancel cancels the PR's active entry in a queue; queue.ErrNotFound
 	// (no queue) or queue.ErrNotActive.
 	Cancel(ctx context.Context, key queue.QueueKey, prNumber int, reason queue.Reason, detail string) (*queue.Entry, error)
+	// Restart restarts the tests of an active admitted entry;
+	// queue.ErrNotFound (no queue), queue.ErrNotActive or a
+	// *queue.InputError (not admitted yet).
+	Restart(ctx context.Context, key queue.QueueKey, prNumber int) (*queue.Entry, error)
 	// GetSubmitted returns a PR's entry, active or ended; queue.ErrNotFound
 	// if the queue is unknown or the PR was never submitted to it.
 	GetSubmitted(ctx context.Context, key queue.QueueKey, prNumber int) (*queue.SubmittedPR, error)
+	// ListPullRequests lists a queue's entries newest first;
+	// queue.ErrNotFound if the queue is unknown.
+	ListPullRequests(ctx context.Context, key queue.QueueKey, query queue.EntryQuery) ([]*queue.SubmittedPR, error)
+
+	// SetImpactedTargets stores a PR's impacted targets;
+	// queue.ErrNotFound if the queue is unknown.
+	SetImpactedTargets(ctx context.Context, u queue.TargetsUpdate) error
+	// ConfirmForkedRun checks an x-forked-workflow-run-id credential;
+	// queue.ErrRunNotConfirmed when GitHub does not confirm it.
+	ConfirmForkedRun(ctx context.Context, repo queue.Repo, prNumber int, sha string, runID int64) error
+
+	// TestingDetails returns a run of a queue; queue.ErrNotFound if the
+	// queue or the run (in that queue) is unknown.
+	TestingDetails(ctx context.Context, key queue.QueueKey, runID string) (*queue.TestingDetails, error)
+	// QueueMetrics computes a queue's metrics over the last window.
+	QueueMetrics(ctx context.Context, q *queue.Queue, window time.Duration) (*queue.QueueMetrics, error)
 }
+
+var _ Service = (*queue.Service)(nil)

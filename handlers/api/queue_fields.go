@@ -1,0 +1,104 @@
+package api
+
+import "github.com/mergequeue/mq/queue"
+
+// queueFields are the settable fields of a queue, as getQueue names them,
+// accepted by createQueue and updateQueue. An absent field and a null one
+// are both "no change"; requiredStatuses is reset with
+// deleteRequiredStatuses: true. Read-only fields a client echoes back
+// (branch, enqueuedPullRequests) are ignored like any unknown field. A
+// wrong JSON type is a 400 naming the field (decodeJSON).
+type queueFields struct {
+	State                       *string   `json:"state"`
+	Mode                        *string   `json:"mode"`
+	Concurrency                 *int      `json:"concurrency"`
+	TestingTimeoutMinutes       *int      `json:"testingTimeoutMinutes"`
+	CanOptimisticallyMerge      *bool     `json:"canOptimisticallyMerge"`
+	PendingFailureDepth         *int      `json:"pendingFailureDepth"`
+	Batch                       *bool     `json:"batch"`
+	BatchingMaxWaitTimeMinutes  *int      `json:"batchingMaxWaitTimeMinutes"`
+	BatchingMinSize             *int      `json:"batchingMinSize"`
+	BatchingMaxSize             *int      `json:"batchingMaxSize"`
+	CreatePrsForTestingBranches *bool     `json:"createPrsForTestingBranches"`
+	CommentsEnabled             *bool     `json:"commentsEnabled"`
+	CommandsEnabled             *bool     `json:"commandsEnabled"`
+	StatusCheckEnabled          *bool     `json:"statusCheckEnabled"`
+	BisectionConcurrency        *int      `json:"bisectionConcurrency"`
+	RequiredStatuses            *[]string `json:"requiredStatuses"`
+	DeleteRequiredStatuses      *bool     `json:"deleteRequiredStatuses"`
+	DirectMergeMode             *string   `json:"directMergeMode"`
+	OptimizationMode            *string   `json:"optimizationMode"`
+	MergeMethod                 *string   `json:"mergeMethod"`
+	EnqueueingLabel             *string   `json:"enqueueingLabel"`
+	LabelCommandsEnabled        *bool     `json:"labelCommandsEnabled"`
+	StateLabelsEnabled          *bool     `json:"stateLabelsEnabled"`
+	ExtensionEnabled            *bool     `json:"extensionEnabled"`
+	NotReadyTimeoutHours        *int      `json:"notReadyTimeoutHours"`
+}
+
+// update turns the fields into a queue.QueueUpdate, parsing enums in any
+// case (400 for an unknown value). Ranges are checked by the queue
+// (queue.QueueUpdate.ApplySettings), whose *queue.InputError is a 400 too.
+// bisectionConcurrency and batchingMaxSize must be at least 1 when written:
+// the API always shows their effective value, so 0 could never be read back.
+func (f *queueFields) update() (queue.QueueUpdate, error) {
+	u := queue.QueueUpdate{
+		Concurrency:                 f.Concurrency,
+		TestingTimeoutMinutes:       f.TestingTimeoutMinutes,
+		CanOptimisticallyMerge:      f.CanOptimisticallyMerge,
+		PendingFailureDepth:         f.PendingFailureDepth,
+		Batch:                       f.Batch,
+		BatchingMaxWaitTimeMinutes:  f.BatchingMaxWaitTimeMinutes,
+		BatchingMinSize:             f.BatchingMinSize,
+		BatchingMaxSize:             f.BatchingMaxSize,
+		CreatePrsForTestingBranches: f.CreatePrsForTestingBranches,
+		CommentsEnabled:             f.CommentsEnabled,
+		CommandsEnabled:             f.CommandsEnabled,
+		StatusCheckEnabled:          f.StatusCheckEnabled,
+		BisectionConcurrency:        f.BisectionConcurrency,
+		RequiredStatuses:            f.RequiredStatuses,
+		DeleteRequiredStatuses:      f.DeleteRequiredStatuses != nil && *f.DeleteRequiredStatuses,
+		EnqueueingLabel:             f.EnqueueingLabel,
+		LabelCommandsEnabled:        f.LabelCommandsEnabled,
+		StateLabelsEnabled:          f.StateLabelsEnabled,
+		ExtensionEnabled:            f.ExtensionEnabled,
+		NotReadyTimeoutHours:        f.NotReadyTimeoutHours,
+	}
+	for _, p := range []struct {
+		name string
+		v    *int
+	}{{"bisectionConcurrency", f.BisectionConcurrency}, {"batchingMaxSize", f.BatchingMaxSize}} {
+		if p.v != nil && *p.v < 1 {
+			return u, badRequestf("invalid field %s: must be at least 1, got %d", p.name, *p.v)
+		}
+	}
+	var err error
+	if u.State, err = optEnum("state", f.State, queue.QueueRunning, queue.QueuePaused, queue.QueueDraining, queue.QueueSwitchingModes); err != nil {
+		return u, err
+	}
+	if u.Mode, err = optEnum("mode", f.Mode, queue.ModeSingle, queue.ModeParallel); err != nil {
+		return u, err
+	}
+	if u.DirectMergeMode, err = optEnum("directMergeMode", f.DirectMergeMode, queue.DirectMergeOff, queue.DirectMergeAlways); err != nil {
+		return u, err
+	}
+	if u.OptimizationMode, err = optEnum("optimizationMode", f.OptimizationMode, queue.OptimizationOff, queue.OptimizationBisectionSkipTests); err != nil {
+		return u, err
+	}
+	if u.MergeMethod, err = optEnum("mergeMethod", f.MergeMethod, queue.MergeCommit, queue.Squash, queue.Rebase); err != nil {
+		return u, err
+	}
+	return u, nil
+}
+
+// optEnum parses an optional enum field (nil stays nil).
+func optEnum[T ~string](field string, s *string, allowed ...T) (*T, error) {
+	if s == nil {
+		return nil, nil
+	}
+	v, err := parseEnum(field, *s, allowed...)
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
+}

@@ -1,0 +1,97 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// ErrRunNotConfirmed: GitHub did not confirm a forked workflow run as a
+// credential (unknown run, finished run, or another head SHA).
+var ErrRunNotConfirmed = errors.New("workflow run not confirmed by GitHub")
+
+// WorkflowRuns is the optional part of the GitHub port that reads GitHub
+// Actions runs. A port without it confirms no forked workflow run.
+type WorkflowRuns interface {
+	// WorkflowRun returns a run's status (queued, in_progress, completed,
+	// …) and head SHA.
+	WorkflowRun(ctx context.Context, repo Repo, id int64) (status, headSHA string, err error)
+}
+
+// TargetsUpdate uploads a PR's impacted targets for one head SHA.
+type TargetsUpdate struct {
+	Key      QueueKey
+	PRNumber int
+	SHA      string
+	// All marks the PR as impacting every target; List is then ignored.
+	All  bool
+	List []string
+}
+
+// SetImpactedTargets stores a PR's impacted targets in a queue, replacing
+// earlier ones, and wakes the queue. The PR need not be submitted yet.
+// ErrNotFound if the queue is unknown; *InputError for a missing PR number
+// or SHA.
+func (s *Service) SetImpactedTargets(ctx context.Context, u TargetsUpdate) error {
+	if u.PRNumber <= 0 {
+		return Inputf("pr.number is required")
+	}
+	if u.SHA == "" {
+		return Inputf("pr.sha is required")
+	}
+	q, err := s.store.GetQueue(ctx, u.Key)
+	if err != nil {
+		return fmt.Errorf("failed to load queue %s: %w", u.Key, err)
+	}
+	t := Targets{QueueID: q.ID, PRNumber: u.PRNumber, SHA: u.SHA, All: u.All, UpdatedAt: s.now()}
+	if !u.All {
+		t.List = u.List
+		if t.List == nil {
+			t.List = []string{}
+		}
+	}
+	if err := s.store.SetTargets(ctx, t); err != nil {
+		return fmt.Errorf("failed to store impacted targets of #%d in %s: %w", u.PRNumber, u.Key, err)
+	}
+	s.opts.Wake(q.ID)
+	return nil
+}
+
+// ConfirmForkedRun checks the credential of a CI run on a PR from a fork,
+// which cannot hold an API token: GitHub must report workflow run runID in
+// repo as queued or in progress, for head SHA sha, and sha must be the PR's
+// current head. Anything else is ErrRunNotConfirmed (wrapped with why); a
+// transient GitHub failure is returned as such (the caller may retry).
+func (s *Service) ConfirmForkedRun(ctx context.Context, repo Repo, prNumber int, sha string, runID int64) error {
+	wr, ok := s.gh.(WorkflowRuns)
+	if !ok {
+		return fmt.Errorf("this GitHub port cannot read workflow runs: %w", ErrRunNotConfirmed)
+	}
+	if runID <= 0 || sha == "" || prNumber <= 0 {
+		return fmt.Errorf("incomplete forked run credential: %w", ErrRunNotConfirmed)
+	}
+	status, head, err := wr.WorkflowRun(ctx, repo, runID)
+	if err != nil {
+		if errors.Is(err, ErrTransient) {
+			return fmt.Errorf("failed to read workflow run %d: %w", runID, err)
+		}
+		return fmt.Errorf("workflow run %d of %s: %w: %w", runID, repo.FullName(), ErrRunNotConfirmed, err)
+	}
+	if status != "queued" && status != "in_progress" {
+		return fmt.Errorf("workflow run %d is %q, not in progress: %w", runID, status, ErrRunNotConfirmed)
+	}
+	if head != sha {
+		return fmt.Errorf("workflow run %d runs %s, not %s: %w", runID, short(head), short(sha), ErrRunNotConfirmed)
+	}
+	pr, err := s.gh.GetPullRequest(ctx, repo, prNumber)
+	if err != nil {
+		if errors.Is(err, ErrTransient) {
+			return fmt.Errorf("failed to read pull request #%d: %w", prNumber, err)
+		}
+		return fmt.Errorf("pull request #%d of %s: %w: %w", prNumber, repo.FullName(), ErrRunNotConfirmed, err)
+	}
+	if pr.HeadSHA != sha {
+		return fmt.Errorf("pull request #%d head is %s, not %s: %w", prNumber, short(pr.HeadSHA), short(sha), ErrRunNotConfirmed)
+	}
+	return nil
+}

@@ -127,6 +127,8 @@ type Entry struct {
 	// MergeIntent is set before the merge call and cleared after, so a crash
 	// in between is resolved by reading the PR back from GitHub.
 	MergeIntent bool
+	// MergeBase is the target head the intended merge was to land on.
+	MergeBase string
 	// MergeAttempts counts transient merge failures ("base branch was
 	// modified") for bounded retry; NextAttemptAt delays the next one.
 	MergeAttempts int

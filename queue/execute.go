@@ -219,8 +219,18 @@ func (s *Service) startRun(ctx context.Context, snap *Snapshot, a StartRun) erro
 			return err
 		}
 		var conflict *ConflictError
-		if errors.As(buildErr, &conflict) && conflict.Index == len(spec.Heads)-1 {
-			return s.onConflict(ctx, snap, unit[len(unit)-1], a)
+		if errors.As(buildErr, &conflict) && conflict.Index >= 0 && conflict.Index < len(a.Merge) {
+			// Whatever merged before the conflicting head is what it may
+			// conflict with: the entries ahead, then the unit's own before it.
+			var before []string
+			for _, id := range append(append([]string{}, a.Ahead...), a.Merge[:conflict.Index]...) {
+				if !contains(before, id) {
+					before = append(before, id)
+				}
+			}
+			if e := snap.entry(a.Merge[conflict.Index]); e != nil {
+				return s.onConflict(ctx, snap, e, before)
+			}
 		}
 		return fmt.Errorf("failed to build test branch: %w", buildErr)
 	}
@@ -289,7 +299,7 @@ func (s *Service) closeRunRecord(ctx context.Context, r *TestRun) error {
 // onConflict handles an entry whose PR did not merge cleanly onto its
 // predicted base (SPEC §5.9): a conflict with the target branch alone fails
 // it; a conflict with a unit ahead makes it wait for that unit.
-func (s *Service) onConflict(ctx context.Context, snap *Snapshot, e *Entry, a StartRun) error {
+func (s *Service) onConflict(ctx context.Context, snap *Snapshot, e *Entry, before []string) error {
 	q := snap.Queue
 	head := MergeHead{PRNumber: e.PRNumber, SHA: e.PRSHA, Message: "conflict check"}
 	conflicts := func(from string, heads ...MergeHead) (bool, error) {
@@ -315,10 +325,10 @@ func (s *Service) onConflict(ctx context.Context, snap *Snapshot, e *Entry, a St
 		return s.transition(ctx, q, Transition{EntryID: e.ID, To: StateFailed, Reason: ReasonMergeConflict,
 			Detail: fmt.Sprintf("the pull request conflicts with %s; rebase it and submit again", q.Key.Branch)})
 	}
-	// Find the nearest unit ahead it conflicts with on its own.
+	// Find the nearest entry before it that it conflicts with on its own.
 	var blocker *Entry
-	for i := len(a.Ahead) - 1; i >= 0 && blocker == nil; i-- {
-		other := snap.entry(a.Ahead[i])
+	for i := len(before) - 1; i >= 0 && blocker == nil; i-- {
+		other := snap.entry(before[i])
 		if other == nil || !other.Active() {
 			continue
 		}
@@ -331,8 +341,8 @@ func (s *Service) onConflict(ctx context.Context, snap *Snapshot, e *Entry, a St
 		}
 	}
 	if blocker == nil {
-		for i := len(a.Ahead) - 1; i >= 0 && blocker == nil; i-- {
-			if o := snap.entry(a.Ahead[i]); o != nil && o.Active() {
+		for i := len(before) - 1; i >= 0 && blocker == nil; i-- {
+			if o := snap.entry(before[i]); o != nil && o.Active() {
 				blocker = o
 			}
 		}
@@ -345,7 +355,8 @@ func (s *Service) onConflict(ctx context.Context, snap *Snapshot, e *Entry, a St
 		return fmt.Errorf("failed to save conflict wait: %w", err)
 	}
 	return s.transition(ctx, q, Transition{EntryID: e.ID, To: StatePending, Reason: e.StateReason,
-		Detail: fmt.Sprintf("conflicts with #%d ahead in the queue; waiting for it to merge or leave", blocker.PRNumber)})
+		Detail:   fmt.Sprintf("conflicts with #%d ahead in the queue; waiting for it to merge or leave", blocker.PRNumber),
+		ClearRun: e.RunID != ""})
 }
 
 // mergeTitle finds a "merge-commit-title: <title>" line in a PR body.

@@ -49,6 +49,9 @@ func (p *planner) waitFailed(u unit, detail string) Action {
 // startBisection tests part of a failed unit as a bisection run, within
 // bisectionConcurrency.
 func (p *planner) startBisection(ahead, part []*Entry, parent *TestRun) Action {
+	if !p.q.StartsRuns() {
+		return p.waitFailed(unit{entries: part, run: parent}, fmt.Sprintf("the batch failed; bisection waits while the queue is %s", p.q.State))
+	}
 	inFlight := 0
 	for _, r := range p.s.Runs {
 		if r.Bisection && (r.Status == RunInProgress || r.Status == RunBuilding) {

@@ -29,7 +29,16 @@ func (s *Service) merge(ctx context.Context, snap *Snapshot, m Merge, head *stri
 		*head = fresh
 		return nil
 	}
-	e.MergeIntent = true
+	// And a fresh read of the PR: one merged by hand whose webhook has not
+	// arrived must end merged_manually, not be merged (or claimed) again.
+	pr, err := s.gh.GetPullRequest(ctx, q.Key.Repo, e.PRNumber)
+	if err != nil {
+		return fmt.Errorf("failed to read #%d before merging: %w", e.PRNumber, err)
+	}
+	if pr.Merged || !pr.Open || pr.HeadSHA != e.PRSHA {
+		return s.storeFacts(ctx, e.ID, pr.PRFacts)
+	}
+	e.MergeIntent, e.MergeBase = true, m.Before
 	if err := s.store.SaveEntry(ctx, e); err != nil {
 		return fmt.Errorf("failed to record merge intent: %w", err)
 	}

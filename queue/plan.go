@@ -220,13 +220,7 @@ func (p *planner) merge() Action {
 // factAction ends or settles an entry from what GitHub says about its PR.
 func factAction(s *Snapshot, e *Entry) Action {
 	if e.MergeIntent {
-		before := s.TargetHead
-		if r := s.run(e.RunID); r != nil {
-			if head, ok := s.landingBase(r); ok {
-				before = head
-			}
-		}
-		return ResolveMerge{EntryID: e.ID, RunID: e.RunID, Before: before}
+		return ResolveMerge{EntryID: e.ID, RunID: e.RunID, Before: e.MergeBase}
 	}
 	pr := e.PR
 	switch {

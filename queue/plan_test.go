@@ -150,7 +150,7 @@ func TestNext(t *testing.T) {
 		{"merge intent is resolved first", func(b *builder) {
 			e1 := b.entry(1, StateTestsPassed)
 			b.run(e1, RunSucceeded, "H0")
-			e1.MergeIntent = true
+			e1.MergeIntent, e1.MergeBase = true, "H0"
 			b.s.TargetHead = "M1"
 		}, t0, ResolveMerge{EntryID: "e1", RunID: "r-e1", Before: "H0"}},
 		{"blocked entry waits for its blocker", func(b *builder) {

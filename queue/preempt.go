@@ -7,7 +7,7 @@ import "fmt"
 // Entries whose tests already passed keep their place.
 func (p *planner) preempt() Action {
 	var urgent *Entry
-	for _, e := range p.s.Ordered() {
+	for _, e := range p.s.chain() { // an urgent entry waiting on a conflict pre-empts nobody
 		if e.Position == 0 && e.PriorityValue == PriorityUrgent && e.State == StatePending {
 			urgent = e
 			break

@@ -307,6 +307,12 @@ func (s *Service) pollDue(entryID string) bool {
 // applyFacts stores newer facts about an entry's PR under the queue lock.
 func (s *Service) applyFacts(ctx context.Context, queueID int64, entryID string, f PRFacts) error {
 	defer s.lock(queueID)()
+	return s.storeFacts(ctx, entryID, f)
+}
+
+// storeFacts stores newer facts about an entry's PR; the caller holds the
+// queue lock.
+func (s *Service) storeFacts(ctx context.Context, entryID string, f PRFacts) error {
 	e, err := s.store.GetEntryByID(ctx, entryID)
 	if err != nil {
 		return fmt.Errorf("failed to load entry %s: %w", entryID, err)

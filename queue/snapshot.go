@@ -125,13 +125,6 @@ func (s *Snapshot) chain() []*Entry {
 	return out
 }
 
-// landingBase is the target head the next unmerged entry of run r lands
-// on: r's base plus the queue's merges of r's sequence so far.
-func (s *Snapshot) landingBase(r *TestRun) (string, bool) {
-	head, _, ok := s.walkMerges(r.BaseSHA, append(append([]string{}, r.Ahead...), r.EntryIDs...))
-	return head, ok
-}
-
 // unit is what one run tests: consecutive chain entries sharing a run (or
 // a single entry without one), with the entries its tests include ahead of
 // it: every entry before it in single mode, its transitive dependencies in

@@ -75,7 +75,10 @@ func startRun(s *Snapshot, ahead, unit []*Entry) StartRun {
 	if n := len(ahead); n > 0 {
 		if prev := s.run(ahead[n-1].RunID); prev != nil && prev.SHA != "" {
 			seq := append(append([]string{}, prev.Ahead...), prev.EntryIDs...)
-			if _, rest, ok := s.walkMerges(prev.BaseSHA, seq); ok && equalIDs(rest, ids(ahead)) {
+			// Only when prev's base plus its merged entries is the target
+			// head: in parallel mode prev may stay valid across merges of PRs
+			// independent of it that this unit depends on.
+			if head, rest, ok := s.walkMerges(prev.BaseSHA, seq); ok && head == s.TargetHead && equalIDs(rest, ids(ahead)) {
 				return StartRun{Unit: ids(unit), Ahead: seq, BaseSHA: prev.BaseSHA, From: prev.SHA, Merge: ids(unit)}
 			}
 		}

@@ -54,6 +54,7 @@ func entryColumns(e *queue.Entry) []column {
 		{"check_run_id", e.CheckRunID, &e.CheckRunID},
 		{"position", e.Position, &e.Position},
 		{"vouched", e.Vouched, &e.Vouched},
+		{"merge_base", e.MergeBase, &e.MergeBase},
 	}
 }
 

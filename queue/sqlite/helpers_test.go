@@ -97,6 +97,9 @@ func fullEntry(id string, queueID int64, pr int) *queue.Entry {
 		Restarts:                2,
 		StatusCommentID:         1 << 40,
 		CheckRunID:              1<<40 + 1,
+		Position:                7,
+		Vouched:                 true,
+		MergeBase:               "base123",
 	}
 }
 

@@ -2,10 +2,13 @@ package app
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/mergequeue/mq/queue"
 )
 
 // syncer is what a worker runs: one queue's Sync.
@@ -86,6 +89,13 @@ func (w *Workers) loop(ctx context.Context, queueID int64, wake chan struct{}) {
 	for {
 		next, err := w.svc.Sync(ctx, queueID)
 		if ctx.Err() != nil {
+			return
+		}
+		if errors.Is(err, queue.ErrNoQueue) {
+			log.Info().Msg("queue deleted; its worker stops")
+			w.mu.Lock()
+			delete(w.wakes, queueID)
+			w.mu.Unlock()
 			return
 		}
 		wait := w.interval

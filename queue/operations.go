@@ -176,18 +176,13 @@ func (s *Service) GetSubmitted(ctx context.Context, key QueueKey, prNumber int) 
 	if err != nil {
 		return nil, fmt.Errorf("failed to load #%d in %s: %w", prNumber, key, err)
 	}
-	out := &SubmittedPR{Entry: e, TestRunID: e.RunID, IsCurrentlySubmitted: e.Active()}
+	pos := 0
 	for i, o := range entries {
 		if o.ID == e.ID {
-			out.QueuePosition = i + 1
+			pos = i + 1
 		}
 	}
-	out.Readiness = Readiness{
-		RequiresImpactedTargets: q.Settings.Mode == ModeParallel,
-		DoesBaseBranchMatch:     e.PR.BaseBranch == q.Key.Branch,
-		GitHubMergeability:      mergeability(e.PR),
-	}
-	return out, nil
+	return s.describeEntry(ctx, q, e, pos)
 }
 
 func mergeability(f PRFacts) string {

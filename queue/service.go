@@ -11,6 +11,10 @@ import (
 	"github.com/rs/zerolog"
 )
 
+// ErrNoQueue is returned by Sync for a queue that does not exist (any more):
+// its worker can stop.
+var ErrNoQueue = errors.New("no such queue")
+
 // Options configure a Service.
 type Options struct {
 	// Now is the clock (default time.Now). All times are stored in UTC.
@@ -91,6 +95,9 @@ func (s *Service) Sync(ctx context.Context, queueID int64) (time.Time, error) {
 	log := zerolog.Ctx(ctx).With().Int64("queue_id", queueID).Logger()
 	ctx = log.WithContext(ctx)
 	q, err := s.store.GetQueueByID(ctx, queueID)
+	if errors.Is(err, ErrNotFound) {
+		return time.Time{}, fmt.Errorf("queue %d: %w", queueID, ErrNoQueue)
+	}
 	if err != nil {
 		return time.Time{}, fmt.Errorf("failed to load queue %d: %w", queueID, err)
 	}

@@ -44,8 +44,9 @@ type Service struct {
 	mu            sync.Mutex
 	locks         map[int64]*sync.Mutex
 	lastReconcile map[int64]time.Time
-	lastPolled    map[string]time.Time // entry ID → last read of its PR
-	directChecked map[string]string    // entry ID → target head it was found ineligible on
+	lastPolled    map[string]time.Time         // entry ID → last read of its PR
+	directChecked map[string]string            // entry ID → target head it was found ineligible on
+	targets       map[int64]map[int]*TargetSet // queue → PR → indexed targets (nil = none uploaded)
 }
 
 // NewService returns a Service over a store and a GitHub port.
@@ -63,7 +64,8 @@ func NewService(store Store, gh GitHub, opts Options) *Service {
 		opts.ReconcileEvery = 30 * time.Second
 	}
 	return &Service{store: store, gh: gh, opts: opts,
-		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{}, lastPolled: map[string]time.Time{}, directChecked: map[string]string{}}
+		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{}, lastPolled: map[string]time.Time{}, directChecked: map[string]string{},
+		targets: map[int64]map[int]*TargetSet{}}
 }
 
 // SetWake sets the function that wakes a queue's worker.
@@ -191,23 +193,48 @@ func (s *Service) snapshot(ctx context.Context, queueID int64, head string) (*Sn
 	return snap, nil
 }
 
-// loadTargets reads the impacted targets of the active entries and of the
+// forgetTargets drops a PR's cached targets (they were uploaded again).
+func (s *Service) forgetTargets(queueID int64, pr int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.targets[queueID], pr)
+}
+
+// loadTargets reads (through a cache) the impacted targets of the active entries and of the
 // PRs in the merge log (parallel mode).
 func (s *Service) loadTargets(ctx context.Context, q *Queue, entries []*Entry, merges []MergeRecord) (map[int]*TargetSet, error) {
 	out := map[int]*TargetSet{}
+	s.mu.Lock()
+	cache := s.targets[q.ID]
+	if cache == nil {
+		cache = map[int]*TargetSet{}
+		s.targets[q.ID] = cache
+	}
+	s.mu.Unlock()
 	load := func(pr int) error {
 		if _, done := out[pr]; done {
 			return nil
 		}
-		t, err := s.store.GetTargets(ctx, q.ID, pr)
-		if errors.Is(err, ErrNotFound) {
-			out[pr] = nil
+		s.mu.Lock()
+		ts, cached := cache[pr]
+		s.mu.Unlock()
+		if cached {
+			out[pr] = ts
 			return nil
 		}
-		if err != nil {
+		t, err := s.store.GetTargets(ctx, q.ID, pr)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			ts = nil
+		case err != nil:
 			return fmt.Errorf("failed to load impacted targets of #%d: %w", pr, err)
+		default:
+			ts = NewTargetSet(t)
 		}
-		out[pr] = NewTargetSet(t)
+		s.mu.Lock()
+		cache[pr] = ts
+		s.mu.Unlock()
+		out[pr] = ts
 		return nil
 	}
 	for _, e := range entries {

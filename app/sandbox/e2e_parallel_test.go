@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mergequeue/mq/githubx/fakegithub"
 	"github.com/mergequeue/mq/queue"
@@ -17,16 +16,10 @@ func (h *harness) setTargets(pr int, all bool, names ...string) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	ctx := context.Background()
-	q, err := h.env.App().Store().GetQueue(ctx, mainKey)
-	if err != nil {
+	if err := h.env.App().Service().SetImpactedTargets(context.Background(), queue.TargetsUpdate{Key: mainKey, PRNumber: pr,
+		SHA: p.GetHead().GetSHA(), All: all, List: names}); err != nil {
 		h.t.Fatal(err)
 	}
-	if err := h.env.App().Store().SetTargets(ctx, queue.Targets{QueueID: q.ID, PRNumber: pr, SHA: p.GetHead().GetSHA(),
-		All: all, List: names, UpdatedAt: time.Now()}); err != nil {
-		h.t.Fatal(err)
-	}
-	h.env.App().Service().Wake(q.ID)
 }
 
 // Parallel mode: two independent PRs test side by side without each other,

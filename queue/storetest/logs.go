@@ -1,0 +1,127 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+var logTests = []testCase{
+	{"check/record keeps the newest", func(t *testing.T, s queue.Store) {
+		base := queue.CheckResult{SHA: "abc", Kind: queue.KindCheckRun, Name: "test", State: queue.CheckPending,
+			Raw: "queued", URL: "https://ci.example/1", UpdatedAt: at(10 * time.Second)}
+		with := func(state queue.CheckState, raw string, updated time.Time) queue.CheckResult {
+			c := base
+			c.State, c.Raw, c.UpdatedAt = state, raw, updated
+			return c
+		}
+		must(t, s.RecordCheck(ctx, testRepo, base))
+		for _, tc := range []struct {
+			name         string
+			record, want queue.CheckResult
+		}{ // sequential: each case builds on the previous
+			{"newer replaces", with(queue.CheckSuccess, "success", at(20*time.Second)), with(queue.CheckSuccess, "success", at(20*time.Second))},
+			{"older is ignored", with(queue.CheckFailure, "failure", at(15*time.Second)), with(queue.CheckSuccess, "success", at(20*time.Second))},
+			{"zero time is oldest", with(queue.CheckFailure, "failure", time.Time{}), with(queue.CheckSuccess, "success", at(20*time.Second))},
+			{"equal time replaces", with(queue.CheckFailure, "timed_out", at(20*time.Second)), with(queue.CheckFailure, "timed_out", at(20*time.Second))},
+		} {
+			must(t, s.RecordCheck(ctx, testRepo, tc.record))
+			got, err := s.ListChecks(ctx, testRepo, "abc")
+			must(t, err)
+			if len(got) != 1 || got[0] != tc.want {
+				t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+			}
+		}
+	}},
+	{"check/list by commit, kind and name", func(t *testing.T, s queue.Store) {
+		status := queue.CheckResult{SHA: "abc", Kind: queue.KindStatus, Name: "test", State: queue.CheckSuccess, UpdatedAt: t0}
+		run := queue.CheckResult{SHA: "abc", Kind: queue.KindCheckRun, Name: "test", State: queue.CheckFailure, UpdatedAt: t0}
+		lint := queue.CheckResult{SHA: "abc", Kind: queue.KindCheckRun, Name: "lint", State: queue.CheckPending}
+		for _, c := range []queue.CheckResult{status, run, lint, {SHA: "def", Kind: queue.KindStatus, Name: "test"}} {
+			must(t, s.RecordCheck(ctx, testRepo, c))
+		}
+		must(t, s.RecordCheck(ctx, otherRepo, queue.CheckResult{SHA: "abc", Kind: queue.KindStatus, Name: "test", State: queue.CheckFailure}))
+		got, err := s.ListChecks(ctx, testRepo, "abc")
+		must(t, err)
+		assertEqual(t, got, []queue.CheckResult{lint, run, status})
+		if got, err := s.ListChecks(ctx, testRepo, "nope"); err != nil || len(got) != 0 {
+			t.Errorf("ListChecks(unknown sha) = %v, %v", got, err)
+		}
+	}},
+	{"targets/round trip", func(t *testing.T, s queue.Store) {
+		q := mustQueue(t, s, "main")
+		if _, err := s.GetTargets(ctx, q.ID, 1); !errors.Is(err, queue.ErrNotFound) {
+			t.Fatalf("GetTargets before set: %v, want ErrNotFound", err)
+		}
+		for _, want := range []queue.Targets{
+			{QueueID: q.ID, PRNumber: 1, SHA: "a", List: []string{"//x:y", "//z"}, UpdatedAt: t0},
+			{QueueID: q.ID, PRNumber: 1, SHA: "b", All: true, List: []string{}, UpdatedAt: at(time.Second)},
+		} {
+			must(t, s.SetTargets(ctx, want))
+			got, err := s.GetTargets(ctx, q.ID, 1)
+			must(t, err)
+			assertEqual(t, *got, want)
+		}
+		must(t, s.SetTargets(ctx, queue.Targets{QueueID: q.ID, PRNumber: 2, SHA: "c"}))
+		got, err := s.GetTargets(ctx, q.ID, 2)
+		must(t, err)
+		if got.List == nil || len(got.List) != 0 {
+			t.Errorf("a nil target list came back as %#v, want empty", got.List)
+		}
+	}},
+	{"event/since, oldest first", func(t *testing.T, s queue.Store) {
+		q := mustQueue(t, s, "main")
+		var lastID int64
+		for _, i := range []int{2, 0, 1, 1} {
+			ev := &queue.Event{QueueID: q.ID, EntryID: "e1", PRNumber: 1, At: at(time.Duration(i) * time.Minute),
+				From: queue.StatePending, To: queue.StateTesting, Reason: queue.ReasonTesting, Detail: fmt.Sprint(i), RunID: "r"}
+			must(t, s.AddEvent(ctx, ev))
+			if ev.ID <= lastID {
+				t.Fatalf("AddEvent set ID %d after %d, want increasing", ev.ID, lastID)
+			}
+			lastID = ev.ID
+		}
+		got, err := s.ListEvents(ctx, q.ID, at(time.Minute))
+		must(t, err)
+		var details []string
+		for _, ev := range got {
+			details = append(details, ev.Detail)
+		}
+		assertEqual(t, details, []string{"1", "1", "2"})
+		if len(got) > 0 && (got[0].ID >= got[1].ID || got[0].To != queue.StateTesting || !got[0].At.Equal(at(time.Minute))) {
+			t.Errorf("ListEvents = %+v", got)
+		}
+		// As in SQL, where the zero time is NULL, a zero since matches nothing.
+		if got, err := s.ListEvents(ctx, q.ID, time.Time{}); err != nil || len(got) != 0 {
+			t.Errorf("ListEvents(zero since) = %d events, %v; want none (NULL comparison)", len(got), err)
+		}
+	}},
+	{"merge/last n oldest first", func(t *testing.T, s queue.Store) {
+		q := mustQueue(t, s, "main")
+		other := mustQueue(t, s, "dev")
+		var all []queue.MergeRecord
+		for i := 1; i <= 5; i++ {
+			m := queue.MergeRecord{QueueID: q.ID, EntryID: "e", PRNumber: i, RunID: "r", Before: "b", After: "a", At: at(time.Duration(i) * time.Second)}
+			must(t, s.AddMerge(ctx, m))
+			all = append(all, m)
+			must(t, s.AddMerge(ctx, queue.MergeRecord{QueueID: other.ID, PRNumber: 100 + i}))
+		}
+		for _, tc := range []struct {
+			name  string
+			limit int
+			want  []queue.MergeRecord
+		}{
+			{"all", 0, all}, {"negative is all", -1, all}, {"last two, oldest first", 2, all[3:]}, {"limit above count", 50, all},
+		} {
+			got, err := s.ListMerges(ctx, q.ID, tc.limit)
+			must(t, err)
+			assertEqual(t, got, tc.want)
+		}
+		if got, err := s.ListMerges(ctx, 9999, 0); err != nil || len(got) != 0 {
+			t.Errorf("ListMerges(unknown queue) = %v, %v", got, err)
+		}
+	}},
+}

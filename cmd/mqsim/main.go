@@ -1,0 +1,144 @@
+// Command mqsim runs the merge-queue simulator (package queue/sim): it
+// compares the baseline policies and our engine on a preset workload and
+// prints Markdown tables.
+//
+//	go run ./cmd/mqsim -preset shopify
+//	go run ./cmd/mqsim -preset shopify -policy github,ours -ours-concurrency 8 -ours-batch 4
+//	go run ./cmd/mqsim -all            # every preset and the validation (docs/performance.md)
+//	go run ./cmd/mqsim -validate
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/sim"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// options are the parsed flags.
+type options struct {
+	preset   string
+	all      bool
+	validate bool
+	policy   string
+	seed     uint64
+	prs      int
+	workers  int
+	scale    float64
+	maxDrain time.Duration
+	verbose  bool
+	ours     sim.OursConfig
+	oursSet  bool // some -ours-* flag was given: run only that setting of ours
+}
+
+// run parses args, runs the simulations and returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parse(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "mqsim:", err)
+		return 2
+	}
+	if err := execute(o, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "mqsim:", err)
+		return 1
+	}
+	return 0
+}
+
+func parse(args []string, stderr io.Writer) (options, error) {
+	var o options
+	var mode string
+	fs := flag.NewFlagSet("mqsim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.preset, "preset", "shopify", "preset: "+strings.Join(sim.PresetNames(), ", "))
+	fs.BoolVar(&o.all, "all", false, "run every preset and the validation, print the whole report")
+	fs.BoolVar(&o.validate, "validate", false, "run only the validation against closed forms")
+	fs.StringVar(&o.policy, "policy", "all", "comma-separated policies: all, oracle, serial, bors, github, zuul, ours")
+	fs.Uint64Var(&o.seed, "seed", 1, "random seed (same seed, same result)")
+	fs.IntVar(&o.prs, "prs", 0, fmt.Sprintf("number of PRs per preset (0 = the preset's, %d)", sim.DefaultPRs))
+	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "simulations run at once")
+	fs.Float64Var(&o.scale, "validate-scale", 1, "sample size factor of the validation")
+	fs.DurationVar(&o.maxDrain, "max-drain", 0, "how long a simulation may run after the last arrival (0 = 30 days)")
+	fs.BoolVar(&o.verbose, "v", false, "print each simulation's wall time to stderr")
+	fs.StringVar(&mode, "ours-mode", "", "our queue mode: single or parallel (default: parallel when the preset has targets)")
+	fs.IntVar(&o.ours.Concurrency, "ours-concurrency", 0, "our concurrency (test runs at once)")
+	fs.IntVar(&o.ours.BatchingMinSize, "ours-batch", 0, "our batchingMinSize; > 0 turns batching on")
+	fs.IntVar(&o.ours.BatchingMaxSize, "ours-batch-max", 0, "our batchingMaxSize (0 = batchingMinSize)")
+	fs.IntVar(&o.ours.BatchingMaxWaitMinutes, "ours-batch-wait", 0, "our batchingMaxWaitTimeMinutes (0 = default 5)")
+	fs.IntVar(&o.ours.BisectionConcurrency, "ours-bisection", 0, "our bisectionConcurrency (0 = concurrency)")
+	fs.IntVar(&o.ours.PendingFailureDepth, "ours-depth", 0, "our pendingFailureDepth")
+	fs.BoolVar(&o.ours.CanOptimisticallyMerge, "ours-optimistic", false, "our canOptimisticallyMerge")
+	fs.BoolVar(&o.ours.SkipRedundantTests, "ours-skip-redundant", false, "optimizationMode bisection_skip_redundant_tests")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	fs.Visit(func(f *flag.Flag) { o.oursSet = o.oursSet || strings.HasPrefix(f.Name, "ours-") })
+	if mode != "" {
+		m, err := queue.ParseEnum("ours-mode", mode, queue.ModeSingle, queue.ModeParallel)
+		if err != nil {
+			return o, err
+		}
+		o.ours.Mode = m
+	}
+	o.ours.Batch = o.ours.BatchingMinSize > 0
+	if _, err := sim.PresetByName(o.preset); err != nil && !o.all && !o.validate {
+		return o, err
+	}
+	if _, err := selectPolicies(sim.Presets()[0], o); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// selectPolicies picks the rows of a preset's table from -policy and the
+// -ours-* flags (which replace the preset's candidates of ours).
+func selectPolicies(p sim.Preset, o options) ([]sim.PolicySpec, error) {
+	want := map[sim.Kind]bool{}
+	for _, name := range strings.Split(o.policy, ",") {
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name == "all" {
+			for _, k := range sim.Kinds {
+				want[k] = true
+			}
+			continue
+		}
+		k, err := queue.ParseEnum("policy", name, sim.Kinds...)
+		if err != nil {
+			return nil, err
+		}
+		want[k] = true
+	}
+	var out []sim.PolicySpec
+	for _, pol := range p.Policies() {
+		if !want[pol.Kind] || (pol.Kind == sim.KindOurs && o.oursSet) {
+			continue
+		}
+		out = append(out, pol)
+	}
+	if want[sim.KindOurs] && o.oursSet {
+		cfg := o.ours
+		if cfg.Concurrency == 0 {
+			cfg.Concurrency = p.Concurrency
+		}
+		if cfg.Mode == "" && p.Workload.Targets > 0 {
+			cfg.Mode = queue.ModeParallel
+		}
+		out = append(out, sim.PolicySpec{Kind: sim.KindOurs, Ours: cfg})
+	}
+	return out, nil
+}

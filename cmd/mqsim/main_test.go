@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/mergequeue/mq/queue/sim"
+)
+
+func TestRun(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		args     []string
+		code     int
+		contains []string
+	}{
+		{"baselines of a preset", []string{"-preset", "small", "-prs", "80", "-policy", "oracle,serial,github"}, 0,
+			[]string{"## small — small team", "`go run ./cmd/mqsim -preset small -seed 1 -prs 80 -policy oracle,serial,github`",
+				"| oracle |", "| serial |", "| github(k=4) |"}},
+		{"one setting of ours from flags", []string{"-preset", "small", "-prs", "40", "-policy", "ours",
+			"-ours-concurrency", "2", "-ours-depth", "1", "-ours-optimistic"}, 0,
+			[]string{"-ours-concurrency 2 -ours-depth 1 -ours-optimistic`", "| **ours(k=2,d=1,opt)** |", "Best setting of ours"}},
+		{"validation", []string{"-validate", "-validate-scale", "0.01"}, 0,
+			[]string{"## Validation against closed forms", "Pollaczek–Khinchine", "recursive halving", "| exact | pass |"}},
+		{"unknown preset", []string{"-preset", "nope"}, 2, nil},
+		{"unknown policy", []string{"-policy", "serial,magic"}, 2, nil},
+		{"bad mode", []string{"-ours-mode", "diagonal"}, 2, nil},
+		{"stray argument", []string{"small"}, 2, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var out, errOut bytes.Buffer
+			if code := run(tc.args, &out, &errOut); code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, tc.code, errOut.String())
+			}
+			for _, want := range tc.contains {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("output lacks %q:\n%s", want, out.String())
+				}
+			}
+		})
+	}
+}
+
+func TestParallelModeFollowsThePreset(t *testing.T) {
+	t.Parallel()
+	o, err := parse([]string{"-preset", "uber", "-ours-concurrency", "10"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mustPreset(t, "uber")
+	pols, err := selectPolicies(p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := pols[len(pols)-1]
+	if last.Ours.Mode != "parallel" || last.Ours.Concurrency != 10 || len(pols) != 6 {
+		t.Errorf("policies %+v: want the five baselines and ours in parallel mode with k=10", pols)
+	}
+}
+
+func mustPreset(t *testing.T, name string) sim.Preset {
+	t.Helper()
+	p, err := sim.PresetByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/mergequeue/mq/queue/sim"
+)
+
+// execute runs what the options ask for and writes Markdown to stdout.
+// With -all the validation runs beside the presets' simulations.
+func execute(o options, stdout, stderr io.Writer) error {
+	opts := sim.RunOptions{MaxDrain: o.maxDrain}
+	var (
+		checks   []sim.Check
+		checkErr error
+		done     = make(chan struct{})
+	)
+	if o.validate || o.all {
+		go func() {
+			defer close(done)
+			started := time.Now()
+			checks, checkErr = sim.Validate(o.seed, o.scale)
+			if o.verbose {
+				fmt.Fprintf(stderr, "validation: %v\n", time.Since(started).Round(time.Millisecond))
+			}
+		}()
+	} else {
+		close(done)
+	}
+	var reps []sim.Report
+	if !o.validate {
+		presets, err := choosePresets(o)
+		if err != nil {
+			return err
+		}
+		var selectErr error
+		reps, err = sim.RunPresets(presets, func(p sim.Preset) []sim.PolicySpec {
+			pols, err := selectPolicies(p, o)
+			selectErr = errors.Join(selectErr, err)
+			return pols
+		}, o.seed, opts, o.workers)
+		if err = errors.Join(selectErr, err); err != nil {
+			<-done
+			return err
+		}
+	}
+	<-done
+	if checkErr != nil {
+		return fmt.Errorf("failed to validate the simulator: %w", checkErr)
+	}
+	if checks != nil {
+		fmt.Fprintf(stdout, "## Validation against closed forms\n\n`%s`\n\n%s\n", validateCommand(o), sim.ValidationMarkdown(checks))
+	}
+	for _, rep := range reps {
+		if o.verbose {
+			for _, r := range rep.Results {
+				fmt.Fprintf(stderr, "%s %s: %v\n", rep.Preset.Name, r.Policy, r.Wall.Round(time.Millisecond))
+			}
+		}
+		writeSection(stdout, rep, presetCommand(rep.Preset, o))
+	}
+	return nil
+}
+
+// choosePresets returns the presets to run, with -prs applied.
+func choosePresets(o options) ([]sim.Preset, error) {
+	var presets []sim.Preset
+	if o.all {
+		presets = sim.Presets()
+	} else {
+		p, err := sim.PresetByName(o.preset)
+		if err != nil {
+			return nil, err
+		}
+		presets = append(presets, p)
+	}
+	for i := range presets {
+		if o.prs > 0 {
+			presets[i].Workload.PRs = o.prs
+		}
+	}
+	return presets, nil
+}
+
+// writeSection prints one preset's table, its best setting of ours and the
+// targets of issue #3.
+func writeSection(w io.Writer, rep sim.Report, command string) {
+	p := rep.Preset
+	fmt.Fprintf(w, "## %s — %s\n\n`%s`\n\n%s. Times are time-to-merge in minutes (arrival → merged); ×O is the ratio to the Oracle.\n\n%s\n",
+		p.Name, p.Description, command, p.Workload.Describe(), rep.Markdown())
+	best, ok := rep.BestOurs()
+	if !ok {
+		return
+	}
+	fmt.Fprintf(w, "Best setting of ours: **%s**.\n\n", best.Policy)
+	for _, t := range rep.Targets() {
+		mark := "no"
+		if t.Reached {
+			mark = "yes"
+		}
+		fmt.Fprintf(w, "- %s: **%s** (%s)\n", t.Name, mark, t.Detail)
+	}
+	for _, r := range rep.Results {
+		if len(r.Violations) > 0 {
+			fmt.Fprintf(w, "- %s: %d invariant violations, e.g. %s\n", r.Policy, len(r.Violations), r.Violations[0])
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// presetCommand is the command line reproducing one preset's table.
+func presetCommand(p sim.Preset, o options) string {
+	args := []string{"go run ./cmd/mqsim", "-preset " + p.Name, fmt.Sprintf("-seed %d", o.seed)}
+	if o.prs > 0 {
+		args = append(args, fmt.Sprintf("-prs %d", o.prs))
+	}
+	if o.policy != "all" {
+		args = append(args, "-policy "+o.policy)
+	}
+	if o.maxDrain > 0 {
+		args = append(args, "-max-drain "+o.maxDrain.String())
+	}
+	if o.oursSet {
+		args = append(args, oursFlags(o.ours)...)
+	}
+	return strings.Join(args, " ")
+}
+
+func validateCommand(o options) string {
+	cmd := fmt.Sprintf("go run ./cmd/mqsim -validate -seed %d", o.seed)
+	if o.scale != 1 {
+		cmd += fmt.Sprintf(" -validate-scale %g", o.scale)
+	}
+	return cmd
+}
+
+// oursFlags renders the -ours-* flags for a setting.
+func oursFlags(c sim.OursConfig) []string {
+	var out []string
+	if c.Mode != "" {
+		out = append(out, "-ours-mode "+string(c.Mode))
+	}
+	if c.Concurrency > 0 {
+		out = append(out, fmt.Sprintf("-ours-concurrency %d", c.Concurrency))
+	}
+	if c.BatchingMinSize > 0 {
+		out = append(out, fmt.Sprintf("-ours-batch %d", c.BatchingMinSize))
+	}
+	if c.BatchingMaxSize > 0 {
+		out = append(out, fmt.Sprintf("-ours-batch-max %d", c.BatchingMaxSize))
+	}
+	if c.BatchingMaxWaitMinutes > 0 {
+		out = append(out, fmt.Sprintf("-ours-batch-wait %d", c.BatchingMaxWaitMinutes))
+	}
+	if c.BisectionConcurrency > 0 {
+		out = append(out, fmt.Sprintf("-ours-bisection %d", c.BisectionConcurrency))
+	}
+	if c.PendingFailureDepth > 0 {
+		out = append(out, fmt.Sprintf("-ours-depth %d", c.PendingFailureDepth))
+	}
+	if c.CanOptimisticallyMerge {
+		out = append(out, "-ours-optimistic")
+	}
+	if c.SkipRedundantTests {
+		out = append(out, "-ours-skip-redundant")
+	}
+	return out
+}

@@ -1,0 +1,225 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/memstore"
+)
+
+// simRepo and simBranch name the simulated repository and its target branch.
+var simRepo = queue.Repo{Host: "github.com", Owner: "sim", Name: "repo"}
+
+const simBranch = "main"
+
+// oursRun drives the real engine (queue.Service over an in-memory store)
+// against the simulated GitHub (World) on the virtual clock:
+//   - a PR arrival opens the PR in the World, uploads its impacted targets
+//     (when the workload has targets) and submits it through Service.Submit;
+//   - the World tells us when a test branch is published; its CI finishes
+//     after a sampled duration with outcome "the tree contains no broken
+//     PR and the run did not flake", reported through World.ReportCI and
+//     Service.OnCheck;
+//   - Service.Sync runs whenever the engine is woken (after every input)
+//     and at the time it asks to be looked at again.
+type oursRun struct {
+	ctx    context.Context
+	sim    *Sim
+	w      Workload
+	prs    []PR
+	rec    *Recorder
+	ci     *rand.Rand
+	world  *World
+	store  queue.Store
+	svc    *queue.Service
+	q      *queue.Queue
+	number []int       // PR index → World PR number
+	index  map[int]int // World PR number → PR index
+
+	arrived int
+	active  int // active entries after the last Sync
+	soon    *Event
+	timed   *Event
+	errs    []string
+}
+
+func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duration, maxQueue int) (Result, error) {
+	ctx := context.Background()
+	s := NewSim()
+	r := &oursRun{ctx: ctx, sim: s, w: w, prs: prs, rec: NewRecorder(prs), number: make([]int, len(prs)),
+		index: map[int]int{}, ci: rand.New(rand.NewPCG(seed, 0xc1c1c1c1))}
+	settings := p.Ours.Settings()
+	r.world = NewWorld(WorldConfig{Repo: simRepo, Branch: simBranch, Checks: []string{CICheck}, Now: s.Now})
+	r.world.SetMaxInFlight(settings.Concurrency + settings.EffectiveBisectionConcurrency())
+	r.world.SetOnPublish(r.published)
+	r.world.SetParallel(settings.Mode == queue.ModeParallel)
+	r.store = memstore.New()
+	ids := 0
+	r.svc = queue.NewService(r.store, r.world, queue.Options{
+		Now:   s.Now,
+		NewID: func() string { ids++; return fmt.Sprintf("00000000-0000-4000-8000-%012d", ids) },
+		Wake:  func(int64) { r.wake() },
+		// The World loses no events: reconciling is pure overhead here.
+		ReconcileEvery: 365 * 24 * time.Hour,
+	})
+	q, err := r.svc.CreateQueue(ctx, queue.QueueKey{Repo: simRepo, Branch: simBranch}, settings)
+	if err != nil {
+		return Result{}, fmt.Errorf("failed to create the simulated queue: %w", err)
+	}
+	r.q = q
+	for _, pr := range prs {
+		s.At(pr.Arrival, func() { r.arrive(pr) })
+	}
+	var stopped string
+	s.RunUntil(limit, func() bool {
+		if r.active > maxQueue {
+			stopped = overflow(s, r.active)
+			return true
+		}
+		return r.arrived == len(prs) && r.active == 0 && r.soon == nil
+	})
+	if err := r.collect(); err != nil {
+		return Result{}, err
+	}
+	end := stopTime(s, r.rec, limit)
+	if stopped != "" {
+		end = s.Elapsed()
+	}
+	res := Summarize(p.Label(), w, r.rec, end)
+	res.Stopped = stopped
+	res.Violations = append(r.world.Violations(), r.errs...)
+	return res, nil
+}
+
+// arrive opens and submits one PR.
+func (r *oursRun) arrive(pr PR) {
+	r.arrived++
+	spec := PRSpec{Title: fmt.Sprintf("change %d", pr.Index), Bad: pr.Bad,
+		Targets: append([]string{}, pr.Targets...), AllTargets: pr.All}
+	for _, c := range pr.Conflicts {
+		spec.Conflicts = append(spec.Conflicts, r.number[c])
+	}
+	n := r.world.OpenPR(spec)
+	r.number[pr.Index], r.index[n] = n, pr.Index
+	if r.w.Targets > 0 {
+		head, err := r.world.GetPullRequest(r.ctx, simRepo, n)
+		if err != nil {
+			r.fail(fmt.Errorf("failed to read #%d: %w", n, err))
+			return
+		}
+		t := queue.Targets{QueueID: r.q.ID, PRNumber: n, SHA: head.HeadSHA, All: pr.All,
+			List: append([]string{}, pr.Targets...), UpdatedAt: r.sim.Now()}
+		if err := r.store.SetTargets(r.ctx, t); err != nil {
+			r.fail(fmt.Errorf("failed to set targets of #%d: %w", n, err))
+		}
+	}
+	_, err := r.svc.Submit(r.ctx, queue.SubmitRequest{Key: r.q.Key, PRNumber: n, Submitter: "sim", Source: "api"})
+	if err != nil {
+		r.fail(fmt.Errorf("failed to submit #%d: %w", n, err))
+	}
+	r.wake()
+}
+
+// published starts the CI of a test branch (called by the World while the
+// engine builds it, so it only schedules).
+func (r *oursRun) published(job CIJob) {
+	dur := r.w.SampleCI(r.ci)
+	flaked := r.ci.Float64() < r.w.FlakeRate
+	pass := r.world.Intrinsic(job.SHA) && !flaked
+	r.rec.Runs++
+	r.sim.AtTime(job.PublishedAt.Add(dur), func() { r.finishCI(job, pass) })
+}
+
+// finishCI reports a CI result, unless the engine cancelled the run
+// first: then the run only consumed CI time until it was cancelled.
+func (r *oursRun) finishCI(job CIJob, pass bool) {
+	now := r.sim.Now()
+	if run, err := r.store.GetRun(r.ctx, runID(job.Branch)); err == nil && run.Status == queue.RunCancelled &&
+		!run.FinishedAt.IsZero() && run.FinishedAt.Before(now) {
+		r.rec.CITime += max(run.FinishedAt.Sub(job.PublishedAt), 0)
+		return
+	}
+	r.rec.CITime += now.Sub(job.PublishedAt)
+	for _, c := range r.world.ReportCI(job.SHA, pass) {
+		if err := r.svc.OnCheck(r.ctx, simRepo, c); err != nil {
+			r.fail(fmt.Errorf("failed to report CI of %s: %w", job.Branch, err))
+		}
+	}
+	r.wake()
+}
+
+// runID extracts the test run ID from a test branch name
+// (mq-merge/pr-<N>/<runID>[-bisection]).
+func runID(branch string) string {
+	return strings.TrimSuffix(path.Base(branch), "-bisection")
+}
+
+// wake schedules one Sync at the current instant.
+func (r *oursRun) wake() {
+	if r.soon == nil {
+		r.soon = r.sim.After(0, r.sync)
+	}
+}
+
+// sync runs the engine until it settles and schedules the next look.
+func (r *oursRun) sync() {
+	r.soon = nil
+	next, err := r.svc.Sync(r.ctx, r.q.ID)
+	if err != nil {
+		r.fail(fmt.Errorf("sync at %v: %w", r.sim.Elapsed(), err))
+	}
+	if active, err := r.store.ListActiveEntries(r.ctx, r.q.ID); err == nil {
+		r.active = len(active)
+	}
+	if next.IsZero() {
+		return
+	}
+	if r.timed != nil {
+		if !next.Before(Epoch.Add(r.timed.At())) {
+			return
+		}
+		r.sim.Cancel(r.timed)
+	}
+	r.timed = r.sim.AtTime(next, func() {
+		r.timed = nil
+		r.sync()
+	})
+}
+
+// fail records an engine or harness error (reported with the violations);
+// the first 20 are kept.
+func (r *oursRun) fail(err error) {
+	if len(r.errs) < 20 {
+		r.errs = append(r.errs, "engine error: "+err.Error())
+	}
+}
+
+// collect reads every PR's outcome from the store.
+func (r *oursRun) collect() error {
+	for i := range r.arrived {
+		e, err := r.store.GetEntry(r.ctx, r.q.ID, r.number[i])
+		if errors.Is(err, queue.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("failed to read the outcome of #%d: %w", r.number[i], err)
+		}
+		at := e.ConcludedAt.Sub(Epoch)
+		switch e.State {
+		case queue.StateMerged:
+			r.rec.Conclude(i, Merged, at)
+		case queue.StateFailed:
+			r.rec.Conclude(i, Rejected, at)
+		case queue.StateCancelled:
+			r.rec.Conclude(i, Rejected, at)
+			r.fail(fmt.Errorf("#%d was cancelled (%s: %s)", e.PRNumber, e.StateReason, e.StateReasonDetail))
+		}
+	}
+	return nil
+}

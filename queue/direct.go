@@ -32,7 +32,7 @@ func (p *planner) direct() Action {
 	if q.Settings.DirectMergeMode != DirectMergeAlways || !q.StartsRuns() || !q.Merges() || s.TargetHead == "" {
 		return nil
 	}
-	chain := s.chain()
+	_, chain, _ := p.layout()
 	if len(chain) == 0 {
 		return nil
 	}

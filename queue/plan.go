@@ -28,6 +28,7 @@ const (
 //   - A run is never used once a unit it was built on left the queue or the
 //     target branch moved outside the queue: its entries restart.
 func Next(s *Snapshot, now time.Time) (Action, time.Time) {
+	s.idx = nil
 	p := &planner{s: s, q: s.Queue, now: now}
 	for _, step := range []func() Action{p.facts, p.runResults, p.admission, p.switchMode, p.preempt, p.keepUnits, p.merge, p.direct, p.start} {
 		if a := step(); a != nil {
@@ -37,12 +38,29 @@ func Next(s *Snapshot, now time.Time) (Action, time.Time) {
 	return nil, p.wake
 }
 
-// planner carries one call of Next.
+// planner carries one call of Next. The snapshot does not change during
+// a call, so the queue's layout is computed once and shared by the steps.
 type planner struct {
 	s    *Snapshot
 	q    *Queue
 	now  time.Time
 	wake time.Time
+
+	ordered, chainEntries []*Entry
+	unitList              []unit
+	laidOut               bool
+}
+
+// layout returns the ordered admitted entries, the chain and its units,
+// computing them on first use.
+func (p *planner) layout() (ordered, chain []*Entry, units []unit) {
+	if !p.laidOut {
+		p.ordered = p.s.Ordered()
+		p.chainEntries = p.s.chainOf(p.ordered)
+		p.unitList = p.s.units(p.chainEntries)
+		p.laidOut = true
+	}
+	return p.ordered, p.chainEntries, p.unitList
 }
 
 func (p *planner) wakeAt(t time.Time) { p.wake = minTime(p.wake, t) }
@@ -138,8 +156,8 @@ func (p *planner) switchMode() Action {
 // keepUnits keeps every unit's run valid and its entries' states in step
 // with it; failed units wait, are bisected, or yield their culprit.
 func (p *planner) keepUnits() Action {
-	chain := p.s.chain()
-	for _, u := range p.s.units(chain) {
+	ordered, chain, units := p.layout()
+	for _, u := range units {
 		if a := p.keepUnit(u.ahead, u); a != nil {
 			return a
 		}
@@ -149,7 +167,7 @@ func (p *planner) keepUnits() Action {
 	for _, e := range chain {
 		inChain[e.ID] = true
 	}
-	for _, e := range p.s.Ordered() {
+	for _, e := range ordered {
 		if !inChain[e.ID] && e.RunID != "" {
 			return Transition{EntryID: e.ID, To: StatePending, Reason: e.StateReason, Detail: e.StateReasonDetail, ClearRun: true}
 		}
@@ -200,7 +218,8 @@ func (p *planner) merge() Action {
 	if !p.q.Merges() {
 		return nil
 	}
-	for _, u := range p.s.units(p.s.chain()) {
+	_, _, units := p.layout()
+	for _, u := range units {
 		if len(u.ahead) > 0 {
 			continue
 		}

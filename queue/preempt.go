@@ -7,7 +7,8 @@ import "fmt"
 // Entries whose tests already passed keep their place.
 func (p *planner) preempt() Action {
 	var urgent *Entry
-	for _, e := range p.s.chain() { // an urgent entry waiting on a conflict pre-empts nobody
+	ordered, chain, _ := p.layout()
+	for _, e := range chain { // an urgent entry waiting on a conflict pre-empts nobody
 		if e.Position == 0 && e.PriorityValue == PriorityUrgent && e.State == StatePending {
 			urgent = e
 			break
@@ -16,7 +17,7 @@ func (p *planner) preempt() Action {
 	if urgent == nil || !p.q.StartsRuns() {
 		return nil
 	}
-	for _, e := range p.s.Ordered() {
+	for _, e := range ordered {
 		if p.s.parallel() && !p.s.targetsOf(urgent).Overlaps(p.s.targetsOf(e)) {
 			continue // independent of the urgent entry: it is not in its way
 		}

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"math/bits"
 	"sort"
 	"time"
 )
@@ -25,6 +26,35 @@ type Snapshot struct {
 	// DirectChecked maps entries found ineligible for a direct merge to the
 	// target head they were checked on.
 	DirectChecked map[string]string
+
+	// idx holds lookups built on first use; Next drops it on entry, so a
+	// snapshot changed between calls (as tests do) is indexed afresh.
+	idx *snapshotIndex
+}
+
+// snapshotIndex speeds up the engine's lookups on large queues.
+type snapshotIndex struct {
+	runs     map[string]*TestRun
+	byBefore map[string]MergeRecord
+	byEntry  map[string]MergeRecord
+}
+
+func (s *Snapshot) index() *snapshotIndex {
+	if s.idx == nil {
+		x := &snapshotIndex{runs: make(map[string]*TestRun, len(s.Runs)),
+			byBefore: make(map[string]MergeRecord, len(s.Merges)), byEntry: make(map[string]MergeRecord, len(s.Merges))}
+		for _, r := range s.Runs {
+			if _, dup := x.runs[r.ID]; !dup {
+				x.runs[r.ID] = r
+			}
+		}
+		for _, m := range s.Merges {
+			x.byBefore[m.Before] = m
+			x.byEntry[m.EntryID] = m
+		}
+		s.idx = x
+	}
+	return s.idx
 }
 
 // parallel reports whether the queue tests in parallel mode.
@@ -69,12 +99,7 @@ func (s *Snapshot) run(id string) *TestRun {
 	if id == "" {
 		return nil
 	}
-	for _, r := range s.Runs {
-		if r.ID == id {
-			return r
-		}
-	}
-	return nil
+	return s.index().runs[id]
 }
 
 // Ordered returns the admitted entries in queue order (SPEC §5.1): first
@@ -109,8 +134,10 @@ func entryLess(a, b *Entry) bool {
 // chain is the single-mode chain: the ordered admitted entries, without the
 // ones waiting on a conflicting entry ahead of them (SPEC §5.9), which keep
 // their place but are nobody's base while they wait.
-func (s *Snapshot) chain() []*Entry {
-	ordered := s.Ordered()
+func (s *Snapshot) chain() []*Entry { return s.chainOf(s.Ordered()) }
+
+// chainOf is chain given the ordered admitted entries.
+func (s *Snapshot) chainOf(ordered []*Entry) []*Entry {
 	pos := map[string]int{}
 	for i, e := range ordered {
 		pos[e.ID] = i
@@ -155,25 +182,73 @@ func (s *Snapshot) units(chain []*Entry) []unit {
 // parallelUnits makes one unit per entry whose ahead are its transitive
 // dependencies: the entries before it whose impacted targets overlap its
 // own or those of another dependency (SPEC §5.5), in queue order.
+//
+// It runs in O(n·(t + n/64)) for n entries of t targets each: the closure
+// of the last earlier entry touching a target already holds every earlier
+// one touching it (they overlap), and likewise for the last ALL entry
+// (which overlaps every non-empty entry before it) and the last entry of
+// unknown targets (which overlaps everything).
 func (s *Snapshot) parallelUnits(chain []*Entry) []unit {
-	deps := make([]map[int]bool, len(chain))
-	out := make([]unit, len(chain))
+	n := len(chain)
+	words := (n + 63) / 64
+	deps := make([][]uint64, n)
+	lastTouch := map[string]int{}
+	lastAll, lastUnknown := -1, -1
 	for i, e := range chain {
-		deps[i] = map[int]bool{}
-		te := s.targetsOf(e)
-		for j := 0; j < i; j++ {
-			if deps[i][j] || !te.Overlaps(s.targetsOf(chain[j])) {
-				continue
+		d := make([]uint64, words)
+		deps[i] = d
+		take := func(j int) {
+			if j < 0 {
+				return
 			}
-			deps[i][j] = true
-			for k := range deps[j] {
-				deps[i][k] = true
+			d[j/64] |= 1 << (j % 64)
+			for w, set := range deps[j] {
+				d[w] |= set
 			}
 		}
+		te := s.targetsOf(e)
+		switch {
+		case te == nil:
+			for j := 0; j < i; j++ {
+				d[j/64] |= 1 << (j % 64)
+			}
+		case te.All:
+			take(lastUnknown) // its closure: everything before it
+			for j := 0; j < i; j++ {
+				if tj := s.targetsOf(chain[j]); tj == nil || tj.All || tj.Len() > 0 {
+					d[j/64] |= 1 << (j % 64)
+				}
+			}
+		default:
+			take(lastUnknown)
+			if te.Len() > 0 {
+				take(lastAll)
+				for name := range te.set {
+					if j, ok := lastTouch[name]; ok {
+						take(j)
+					}
+				}
+			}
+		}
+		switch {
+		case te == nil:
+			lastUnknown = i
+		case te.All:
+			lastAll = i
+		default:
+			for name := range te.set {
+				lastTouch[name] = i
+			}
+		}
+	}
+	out := make([]unit, n)
+	for i, e := range chain {
 		var ahead []*Entry
-		for j := 0; j < i; j++ {
-			if deps[i][j] {
-				ahead = append(ahead, chain[j])
+		for w, set := range deps[i] {
+			for set != 0 {
+				b := set & -set
+				ahead = append(ahead, chain[w*64+bits.TrailingZeros64(b)])
+				set ^= b
 			}
 		}
 		out[i] = unit{entries: []*Entry{e}, run: s.run(e.RunID), ahead: ahead}
@@ -211,20 +286,28 @@ func (s *Snapshot) unitValid(r *TestRun, ahead, entries []*Entry) (bool, Reason)
 // yet; ok is false when the log does not lead to the head that way (the
 // branch moved outside the queue, or something the unit depends on landed).
 func (s *Snapshot) walkToHead(base string, seq []string, unit []*Entry) ([]string, bool) {
-	byBefore := make(map[string]MergeRecord, len(s.Merges))
-	for _, m := range s.Merges {
-		byBefore[m.Before] = m
-	}
+	byBefore := s.index().byBefore
+	var inSeq map[string]bool // built only if something else merged
 	cur, k := base, 0
 	for steps := 0; cur != s.TargetHead; steps++ {
 		m, found := byBefore[cur]
 		if !found || steps > len(s.Merges) {
 			return nil, false
 		}
-		switch {
-		case k < len(seq) && m.EntryID == seq[k]:
+		if k < len(seq) && m.EntryID == seq[k] {
 			k++
-		case contains(seq[k:], m.EntryID) || !s.independent(m.PRNumber, unit):
+			cur = m.After
+			continue
+		}
+		if inSeq == nil {
+			inSeq = make(map[string]bool, len(seq))
+			for _, id := range seq {
+				inSeq[id] = true
+			}
+		}
+		// seq's entries merge in order, so one of seq[k:] merging out of
+		// order is caught here, as is any merge the unit depends on.
+		if inSeq[m.EntryID] || !s.independent(m.PRNumber, unit) {
 			return nil, false
 		}
 		cur = m.After
@@ -236,10 +319,7 @@ func (s *Snapshot) walkToHead(base string, seq []string, unit []*Entry) ([]strin
 // seq that the queue merged in that order, returning the resulting head and
 // the entries not merged yet; ok is false if the log does not chain.
 func (s *Snapshot) walkMerges(base string, seq []string) (string, []string, bool) {
-	merged := map[string]MergeRecord{}
-	for _, m := range s.Merges {
-		merged[m.EntryID] = m
-	}
+	merged := s.index().byEntry
 	cur, k := base, 0
 	for ; k < len(seq); k++ {
 		m, found := merged[seq[k]]

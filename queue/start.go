@@ -15,7 +15,7 @@ func (p *planner) start() Action {
 			inFlight++
 		}
 	}
-	units := s.units(s.chain())
+	_, _, units := p.layout()
 	for i, u := range units {
 		if u.run != nil || u.entries[0].State != StatePending {
 			continue

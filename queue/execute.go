@@ -15,6 +15,14 @@ import (
 func (s *Service) execute(ctx context.Context, snap *Snapshot, a Action, head *string) error {
 	switch a := a.(type) {
 	case Transition:
+		if a.To == StateFailed {
+			// Like a merge, a failure is final: read the PR first, so that
+			// one merged, closed or pushed while its webhook is missing ends
+			// for that reason instead.
+			if stale, err := s.prMovedOn(ctx, snap, a.EntryID); stale || err != nil {
+				return err
+			}
+		}
 		return s.transition(ctx, snap.Queue, a)
 	case FinishRun:
 		return s.finishRun(ctx, snap, a)
@@ -33,6 +41,28 @@ func (s *Service) execute(ctx context.Context, snap *Snapshot, a Action, head *s
 	default:
 		return fmt.Errorf("unknown action %T", a)
 	}
+}
+
+// prMovedOn reads the entry's PR fresh and reports whether it was merged,
+// closed or pushed since the queue last heard; if so it stores the facts
+// (the engine then ends the entry for that reason). A PR GitHub no longer
+// has counts as unchanged: the engine's own decision stands.
+func (s *Service) prMovedOn(ctx context.Context, snap *Snapshot, entryID string) (bool, error) {
+	e := snap.entry(entryID)
+	if e == nil {
+		return false, nil
+	}
+	pr, err := s.gh.GetPullRequest(ctx, snap.Queue.Key.Repo, e.PRNumber)
+	if errors.Is(err, ErrPRNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("failed to read #%d before failing it: %w", e.PRNumber, err)
+	}
+	if pr.Merged || !pr.Open || pr.HeadSHA != e.PRSHA {
+		return true, s.storeFacts(ctx, e.ID, pr.PRFacts)
+	}
+	return false, nil
 }
 
 // transition applies a state change, closes a run nobody uses any more,

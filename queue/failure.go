@@ -67,12 +67,20 @@ func (p *planner) startBisection(ahead, part []*Entry, parent *TestRun) Action {
 }
 
 // culprit decides a failed single entry whose units ahead all passed.
+// Only runs still valid on the current target head count as evidence: a
+// run built on a base that moved (or on units that left, or before a mode
+// switch) says nothing about the tree the entry would land in.
 func (p *planner) culprit(e *Entry, r *TestRun) Action {
 	st := p.q.Settings
 	var finished, running int
 	var voucher *TestRun
-	for _, o := range p.s.Runs {
-		if !contains(o.Ahead, e.ID) {
+	_, _, units := p.layout()
+	for _, u := range units {
+		o := u.run
+		if o == nil || !contains(o.Ahead, e.ID) || !contains(ids(u.ahead), e.ID) {
+			continue
+		}
+		if ok, _ := p.s.unitValid(o, u.ahead, u.entries); !ok {
 			continue
 		}
 		switch o.Status {
@@ -101,7 +109,8 @@ func (p *planner) culprit(e *Entry, r *TestRun) Action {
 // successorsCanStart reports whether some admitted entry whose tests would
 // include e has no run yet (so a successor run containing e may start).
 func (p *planner) successorsCanStart(e *Entry) bool {
-	for _, u := range p.s.units(p.s.chain()) {
+	_, _, units := p.layout()
+	for _, u := range units {
 		if u.run == nil && u.entries[0].State == StatePending && contains(ids(u.ahead), e.ID) {
 			return true
 		}

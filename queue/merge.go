@@ -15,7 +15,7 @@ func (s *Service) merge(ctx context.Context, snap *Snapshot, m Merge, head *stri
 	e, r := snap.entry(m.EntryID), snap.run(m.RunID)
 	if e != nil && m.RunID == "" {
 		// A direct merge: what lands must be the PR head's own tree.
-		r = &TestRun{SHA: e.PRSHA, BaseSHA: m.Before, Status: RunSucceeded, EntryIDs: []string{e.ID}}
+		r = &TestRun{SHA: e.PRSHA, BaseSHA: m.Before, Status: RunSucceeded, EntryIDs: []string{e.ID}, PRSHAs: []string{e.PRSHA}}
 	}
 	if e == nil || r == nil {
 		return fmt.Errorf("merge of entry %s / run %s: not active", m.EntryID, m.RunID)
@@ -122,7 +122,7 @@ func (s *Service) recordMerge(ctx context.Context, q *Queue, e *Entry, r *TestRu
 	// failed and the run that vouched for it is checked when it lands).
 	var mismatch error
 	if r != nil && r.SHA != "" && r.Status == RunSucceeded && len(r.EntryIDs) > 0 && r.EntryIDs[len(r.EntryIDs)-1] == e.ID {
-		mismatch = s.verifyTree(ctx, q, e, r, after)
+		mismatch = s.verifyTree(ctx, q, e, r, before, after)
 	}
 	detail := fmt.Sprintf("merged into %s as %s", q.Key.Branch, short(after))
 	if err := s.transition(ctx, q, Transition{EntryID: e.ID, To: StateMerged, Reason: ReasonMergedByQueue, Detail: detail, ClearRun: true}); err != nil {
@@ -133,8 +133,8 @@ func (s *Service) recordMerge(ctx context.Context, q *Queue, e *Entry, r *TestRu
 
 // verifyTree checks the landing (SPEC §5.10); a mismatch pauses the queue,
 // comments on the PR, logs an error and feeds the alert metric.
-func (s *Service) verifyTree(ctx context.Context, q *Queue, e *Entry, r *TestRun, landed string) error {
-	mismatch, err := s.landedMismatch(ctx, q, r, landed)
+func (s *Service) verifyTree(ctx context.Context, q *Queue, e *Entry, r *TestRun, before, landed string) error {
+	mismatch, err := s.landedMismatch(ctx, q, r, before, landed)
 	if err != nil || mismatch == "" {
 		return err
 	}

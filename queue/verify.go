@@ -20,10 +20,15 @@ type FileDiffer interface {
 
 // landedMismatch compares what landed with what run r tested (SPEC §5.10).
 // In single mode the trees must be equal. In parallel mode independent PRs
-// may have landed in between, so every path the run changed from its base
-// must hold the same content in the landed commit. It returns a description
+// may have landed in between, and may touch the files of the unit's
+// dependencies, so only the paths the unit's own PRs change are compared:
+// each must hold in the landed commit the content it had in the tested one.
+// A PR's own paths are its changes since it forked from the target, read
+// against `before` (the target head it was merged onto): diffing against
+// the run's older base would count target commits the PR branch already
+// contains as its own. It returns a description
 // of the mismatch, or "" when the landing is verified (or cannot be).
-func (s *Service) landedMismatch(ctx context.Context, q *Queue, r *TestRun, landed string) (string, error) {
+func (s *Service) landedMismatch(ctx context.Context, q *Queue, r *TestRun, before, landed string) (string, error) {
 	repo := q.Key.Repo
 	if q.Settings.Mode != ModeParallel {
 		landedTree, err := s.gh.TreeSHA(ctx, repo, landed)
@@ -56,9 +61,26 @@ func (s *Service) landedMismatch(ctx context.Context, q *Queue, r *TestRun, land
 		zerolog.Ctx(ctx).Warn().Str("run", r.ID).Msg("too many changed files to verify the landed paths")
 		return "", nil
 	}
+	own := map[string]bool{}
+	for _, sha := range r.PRSHAs {
+		changed, complete, err := differ.DiffFiles(ctx, repo, before, sha)
+		if err != nil {
+			return "", fmt.Errorf("failed to list the changes of %s: %w", short(sha), err)
+		}
+		if !complete {
+			zerolog.Ctx(ctx).Warn().Str("run", r.ID).Msg("too many changed files to verify the landed paths")
+			return "", nil
+		}
+		for path := range changed {
+			own[path] = true
+		}
+	}
 	var differ2 []string
-	for path, blob := range tested {
-		if got, changed := now[path]; !changed || got != blob {
+	for path := range own {
+		// A path missing from a diff is unchanged from the run's base.
+		want, inTested := tested[path]
+		got, inLanded := now[path]
+		if inTested != inLanded || want != got {
 			differ2 = append(differ2, path)
 		}
 	}

@@ -23,7 +23,11 @@ func (d *diffGitHub) DiffFiles(_ context.Context, _ Repo, base, head string) (ma
 }
 
 func TestLandedMismatch(t *testing.T) {
-	run := &TestRun{ID: "r", BaseSHA: "B", SHA: "T"}
+	// The run tested PR head P (which changes a.go and c.go since it forked
+	// from the target) on base B, on top of a dependency that changed d.go;
+	// P was merged onto M, giving L.
+	run := &TestRun{ID: "r", BaseSHA: "B", SHA: "T", PRSHAs: []string{"P"}}
+	own := map[string]string{"a.go": "x1", "c.go": ""}
 	tests := []struct {
 		name string
 		mode Mode
@@ -33,11 +37,13 @@ func TestLandedMismatch(t *testing.T) {
 		{"single: equal trees", ModeSingle, &diffGitHub{trees: map[string]string{"L": "t1", "T": "t1"}}, ""},
 		{"single: different trees", ModeSingle, &diffGitHub{trees: map[string]string{"L": "t1", "T": "t2"}}, "differs from the tested commit"},
 		{"parallel: other paths changed meanwhile", ModeParallel, &diffGitHub{diffs: map[string]map[string]string{
-			"B...T": {"a.go": "x1"}, "B...L": {"a.go": "x1", "b.go": "y1"}}}, ""},
+			"M...P": own, "B...T": {"a.go": "x1", "c.go": ""}, "B...L": {"a.go": "x1", "b.go": "y1", "c.go": ""}}}, ""},
+		{"parallel: an independent PR changed a dependency's file", ModeParallel, &diffGitHub{diffs: map[string]map[string]string{
+			"M...P": own, "B...T": {"a.go": "x1", "c.go": "", "d.go": "z1"}, "B...L": {"a.go": "x1", "c.go": "", "d.go": "z2"}}}, ""},
 		{"parallel: a tested path lost its content", ModeParallel, &diffGitHub{diffs: map[string]map[string]string{
-			"B...T": {"a.go": "x1", "c.go": ""}, "B...L": {"a.go": "x2", "c.go": ""}}}, "a.go"},
+			"M...P": own, "B...T": {"a.go": "x1", "c.go": ""}, "B...L": {"a.go": "x2", "c.go": ""}}}, "a.go"},
 		{"parallel: a tested change did not land", ModeParallel, &diffGitHub{diffs: map[string]map[string]string{
-			"B...T": {"a.go": "x1"}, "B...L": {"b.go": "y1"}}}, "a.go"},
+			"M...P": own, "B...T": {"a.go": "x1", "c.go": ""}, "B...L": {"b.go": "y1"}}}, "a.go, c.go"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -45,7 +51,7 @@ func TestLandedMismatch(t *testing.T) {
 			st.Mode = tc.mode
 			q := &Queue{Key: QueueKey{Branch: "main"}, Settings: st}
 			s := NewService(nil, tc.gh, Options{})
-			got, err := s.landedMismatch(context.Background(), q, run, "L")
+			got, err := s.landedMismatch(context.Background(), q, run, "M", "L")
 			if err != nil {
 				t.Fatal(err)
 			}

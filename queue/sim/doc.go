@@ -22,7 +22,8 @@
 // modified", a 502 before the merge, or a 502 after it landed). A PR head
 // is a commit on the target it was pushed on, so Contains (the optional
 // queue.AncestryChecker) tells whether it is up to date, for direct merges.
-// DiffFiles (the optional queue.FileDiffer, off until SetFileDiffs(true))
+// DiffFiles (the optional queue.FileDiffer; the driver turns it on with
+// SetFileDiffs(true), the simulator leaves it off)
 // sees each PR as writing one file per impacted target, ALL PRs and
 // external pushes as writing a root file.
 //

@@ -37,14 +37,9 @@ type DriverOptions struct {
 // Engine bugs the suite found that are not fixed yet; the driver avoids
 // them unless DriverOptions.HitKnownBugs is set, and a skipped
 // TestRegression* reproduces each. Remove the avoidance with the fix.
-//
-//   - Stale voucher (TestRegressionStaleVoucher): a switch from parallel to
-//     single mode keeps a vouch from a run that is stale in single mode;
-//     avoided by not switching to single mode with optimistic merging on.
-//   - Over-strict parallel landing check (TestRegressionParallelLandingCheck):
-//     landedMismatch compares every file the run changed, its dependencies'
-//     included, so an independent PR touching a dependency's files pauses
-//     the queue; avoided by leaving the World's DiffFiles off.
+// None at the moment: the stale voucher and the over-strict parallel
+// landing check were fixed (TestRegressionStaleVoucher,
+// TestRegressionParallelLandingCheck).
 
 // Driver runs the real queue.Service, over a memstore and a World, through
 // a random but seeded sequence of events, checking the queue's invariants
@@ -136,7 +131,7 @@ func NewDriver(seed uint64, opts DriverOptions) (*Driver, error) {
 	d.bound = d.settings.Concurrency + d.settings.EffectiveBisectionConcurrency()
 	d.world.SetMaxInFlight(d.bound)
 	d.world.SetTestTimeout(time.Duration(d.settings.TestingTimeoutMinutes) * time.Minute)
-	d.world.SetFileDiffs(opts.HitKnownBugs) // known bug: over-strict parallel landing check
+	d.world.SetFileDiffs(true) // parallel landings are verified path by path
 	cfg := d.world.Config()
 	q, err := d.svc.CreateQueue(d.ctx, queue.QueueKey{Repo: cfg.Repo, Branch: cfg.Branch}, d.settings)
 	if err != nil {

@@ -112,9 +112,6 @@ func (d *Driver) stepMode() bool {
 	if q.EffectiveMode() == queue.ModeParallel {
 		m = queue.ModeSingle
 	}
-	if m == queue.ModeSingle && q.Settings.CanOptimisticallyMerge && !d.hitKnown {
-		return false // known bug: stale voucher
-	}
 	got, err := d.svc.UpdateQueue(d.ctx, d.queueKey(), queue.QueueUpdate{Mode: &m})
 	if err != nil {
 		d.fail("UpdateQueue mode %s: %v", m, err)

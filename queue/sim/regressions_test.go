@@ -217,6 +217,35 @@ func TestRegressionStaleManualMerge(t *testing.T) {
 	}
 }
 
+// TestRegressionFailedAfterManualMerge: a PR merged by hand, whose webhook
+// has not arrived, fails its tests (a flake on a tree that already holds
+// it). The queue ended it failed (tests_failed) and told its author so.
+// Expected: a failure is final, so the PR is read first: merged_manually.
+func TestRegressionFailedAfterManualMerge(t *testing.T) {
+	sc := newScenario(t, queue.DefaultSettings())
+	a := sc.open(PRSpec{}, "")
+	sc.sync()
+	if _, err := sc.world.MergeManually(a); err != nil { // no webhook: the queue does not know
+		t.Fatal(err)
+	}
+	sc.sync() // the target moved: #1 is tested again, on a target that holds it already
+	jobs := sc.world.PendingCI()
+	if len(jobs) == 0 {
+		t.Fatal("no test run in progress")
+	}
+	for _, job := range jobs { // a flake
+		for _, c := range sc.world.ReportCI(job.SHA, false) {
+			if err := sc.svc.OnCheck(sc.ctx, sc.q.Key.Repo, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	sc.sync()
+	if st, reason := sc.state(a); st != queue.StateMerged || reason != queue.ReasonMergedManually {
+		t.Errorf("#%d is %s (%s), want merged (merged_manually)", a, st, reason)
+	}
+}
+
 // TestRegressionBisectWhileFrozen: a batch that fails while the queue is
 // paused (found as seed 1140, switching modes). startBisection started
 // bisection runs whatever the queue state. Expected (SPEC §4): a paused or
@@ -322,7 +351,6 @@ func (sc *scenario) reportAs(n int, pass bool) {
 // then holds I + A, a tree no passing run tested. Expected: in single mode
 // only a run still valid on the target head vouches.
 func TestRegressionStaleVoucher(t *testing.T) {
-	t.Skip("engine bug not fixed yet (the driver avoids it, see knownBugs): a voucher run is not checked against the target head after a mode switch")
 	s := queue.DefaultSettings()
 	s.Mode, s.Concurrency, s.CanOptimisticallyMerge = queue.ModeParallel, 3, true
 	sc := newScenario(t, s)
@@ -363,7 +391,6 @@ func TestRegressionStaleVoucher(t *testing.T) {
 // included, finds J's change there and pauses the queue. Expected (SPEC
 // §5.10): only the paths the unit changed are compared.
 func TestRegressionParallelLandingCheck(t *testing.T) {
-	t.Skip("engine bug not fixed yet (the driver avoids it, see knownBugs): landedMismatch compares the files of the run's dependencies too")
 	s := queue.DefaultSettings()
 	s.Mode, s.Concurrency = queue.ModeParallel, 4
 	sc := newScenario(t, s)

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -36,6 +37,7 @@ type options struct {
 	scale    float64
 	maxDrain time.Duration
 	verbose  bool
+	cpuProf  string
 	ours     sim.OursConfig
 	oursSet  bool // some -ours-* flag was given: run only that setting of ours
 }
@@ -49,6 +51,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "mqsim:", err)
 		return 2
+	}
+	if o.cpuProf != "" {
+		f, err := os.Create(o.cpuProf)
+		if err != nil {
+			fmt.Fprintln(stderr, "mqsim:", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(stderr, "mqsim: failed to start the CPU profile:", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if err := execute(o, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "mqsim:", err)
@@ -72,6 +87,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.scale, "validate-scale", 1, "sample size factor of the validation")
 	fs.DurationVar(&o.maxDrain, "max-drain", 0, "how long a simulation may run after the last arrival (0 = 30 days)")
 	fs.BoolVar(&o.verbose, "v", false, "print each simulation's wall time to stderr")
+	fs.StringVar(&o.cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.StringVar(&mode, "ours-mode", "", "our queue mode: single or parallel (default: parallel when the preset has targets)")
 	fs.IntVar(&o.ours.Concurrency, "ours-concurrency", 0, "our concurrency (test runs at once)")
 	fs.IntVar(&o.ours.BatchingMinSize, "ours-batch", 0, "our batchingMinSize; > 0 turns batching on")

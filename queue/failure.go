@@ -9,11 +9,7 @@ import "fmt"
 // (canOptimisticallyMerge), or is the culprit.
 func (p *planner) failedUnit(ahead []*Entry, u unit) Action {
 	r := u.run
-	allVouched := true
-	for _, e := range u.entries {
-		allVouched = allVouched && e.Vouched
-	}
-	if allVouched {
+	if allVouched(u.entries) {
 		return nil
 	}
 	// A run that tested more than this unit (the rest of a bisected batch)

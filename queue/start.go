@@ -16,12 +16,16 @@ func (p *planner) start() Action {
 		}
 	}
 	_, _, units := p.layout()
+	held := p.heldBehindFailures(units)
 	for i, u := range units {
 		if u.run != nil || u.entries[0].State != StatePending {
 			continue
 		}
 		if inFlight >= max(q.Settings.Concurrency, 1) {
 			return nil
+		}
+		if held(u) {
+			continue
 		}
 		if s.parallel() {
 			return startRun(s, u.ahead, u.entries) // batches are single-mode only
@@ -33,6 +37,62 @@ func (p *planner) start() Action {
 		return startRun(s, u.ahead, batch)
 	}
 	return nil
+}
+
+// heldBehindFailures returns whether a unit without a run must wait for
+// the decision on a failed unit it would be tested on top of (or on a part
+// of a failed batch being bisected). With canOptimisticallyMerge on, a lone
+// entry's failure is bet to be a flake and holds nothing back. Such a run
+// most likely contains the failed unit's culprit and would be rebuilt once
+// the culprit leaves, so only the pendingFailureDepth successor runs the
+// failure handling waits for (SPEC §5.3) start; the others wait for the
+// failed unit to be decided (vouched, bisected, or its culprit removed).
+func (p *planner) heldBehindFailures(units []unit) func(unit) bool {
+	var failed []string // first entries of undecided failed units
+	for _, u := range units {
+		switch {
+		case u.run == nil:
+		case u.run.Status == RunFailed && len(u.entries) == 1 && !u.run.Bisection && p.q.Settings.CanOptimisticallyMerge:
+			// Optimistic merging bets that a lone failure is a flake a
+			// successor will vouch for: speculation goes on past it.
+		case u.run.Status == RunFailed && !allVouched(u.entries),
+			u.run.Bisection && u.run.Status != RunSucceeded: // part of a failed batch
+			failed = append(failed, u.entries[0].ID)
+		}
+	}
+	if len(failed) == 0 {
+		return func(unit) bool { return false }
+	}
+	have := map[string]int{} // successor runs containing each failed unit
+	for _, u := range units {
+		if u.run == nil {
+			continue
+		}
+		for _, f := range failed {
+			if contains(u.run.Ahead, f) {
+				have[f]++
+			}
+		}
+	}
+	depth := p.q.Settings.PendingFailureDepth
+	return func(u unit) bool {
+		aheadIDs := ids(u.ahead)
+		for _, f := range failed {
+			if contains(aheadIDs, f) && have[f] >= depth {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func allVouched(es []*Entry) bool {
+	for _, e := range es {
+		if !e.Vouched {
+			return false
+		}
+	}
+	return true
 }
 
 // batch picks the entries the next run tests, from the run-less units at

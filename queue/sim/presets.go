@@ -49,16 +49,17 @@ const ciSigma = 0.32
 
 // singleCandidates are our engine's candidate settings in single mode at
 // build concurrency k: plain speculation, flake absorption (pending failure
-// depth 1 + optimistic merging), batching with parallel bisection, and both.
+// depth 1 + optimistic merging), and flake absorption with batches of 2 or
+// of 2 to 4 (waiting up to 5 minutes for a second entry) and parallel
+// bisection.
 func singleCandidates(k int) []OursConfig {
-	return []OursConfig{
-		{Concurrency: k},
-		{Concurrency: k, PendingFailureDepth: 1, CanOptimisticallyMerge: true},
-		{Concurrency: k, Batch: true, BatchingMinSize: 2, BatchingMaxSize: 4, BatchingMaxWaitMinutes: 1,
-			BisectionConcurrency: k, SkipRedundantTests: true},
-		{Concurrency: k, Batch: true, BatchingMinSize: 2, BatchingMaxSize: 4, BatchingMaxWaitMinutes: 1,
-			BisectionConcurrency: k, SkipRedundantTests: true, PendingFailureDepth: 1, CanOptimisticallyMerge: true},
+	flakes := OursConfig{Concurrency: k, PendingFailureDepth: 1, CanOptimisticallyMerge: true}
+	batched := func(maxSize int) OursConfig {
+		c := flakes
+		c.Batch, c.BatchingMinSize, c.BatchingMaxSize, c.BatchingMaxWaitMinutes, c.BisectionConcurrency = true, 2, maxSize, 5, k
+		return c
 	}
+	return []OursConfig{{Concurrency: k}, flakes, batched(2), batched(4)}
 }
 
 // Presets returns every preset, in report order.
@@ -81,11 +82,9 @@ func Presets() []Preset {
 			Workload: base(40, 40*time.Minute, 0.085, 0.05), Concurrency: 24, Ours: singleCandidates(24)},
 		{Name: "uber", Description: "Uber-like parallel: 300 PR/h, 30 min CI, 10 % broken, no flakes, 64 Zipf(1.1) targets, 2 per PR on average, 7.9 % ALL",
 			// The Oracle peaks at about 165 PRs in the queue; 400 (2.4×) is
-			// unstable, and the engine's cost per step grows with the
-			// queue, so a higher cap costs minutes per run.
-			// Only one candidate: a run of the engine in parallel mode
-			// currently costs minutes (see docs/performance.md).
+			// unstable.
 			Workload: uber, Concurrency: 64, MaxQueue: 400, Ours: []OursConfig{
+				{Mode: queue.ModeParallel, Concurrency: 64},
 				{Mode: queue.ModeParallel, Concurrency: 200},
 			}},
 		{Name: "flakestorm", Description: "flake storm: 17 PR/h, 20 min CI, 5 % broken, 20 % flaky",

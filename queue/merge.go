@@ -119,10 +119,19 @@ func (s *Service) recordMerge(ctx context.Context, q *Queue, e *Entry, r *TestRu
 	zerolog.Ctx(ctx).Info().Int("pr", e.PRNumber).Str("before", before).Str("after", after).Msg("merged")
 	// The landed tree must equal the tested tree once every entry the run
 	// tested has landed (a batch merges PR by PR; a vouched entry's own run
-	// failed and the run that vouched for it is checked when it lands).
+	// failed and the run that vouched for it is checked when it lands). In
+	// parallel mode each entry's own paths are checked as it lands.
 	var mismatch error
-	if r != nil && r.SHA != "" && r.Status == RunSucceeded && len(r.EntryIDs) > 0 && r.EntryIDs[len(r.EntryIDs)-1] == e.ID {
-		mismatch = s.verifyTree(ctx, q, e, r, before, after)
+	if r != nil && r.SHA != "" && r.Status == RunSucceeded {
+		k := -1
+		for i, id := range r.EntryIDs {
+			if id == e.ID {
+				k = i
+			}
+		}
+		if k >= 0 && (q.Settings.Mode == ModeParallel || k == len(r.EntryIDs)-1) {
+			mismatch = s.verifyTree(ctx, q, e, r, k, before, after)
+		}
 	}
 	detail := fmt.Sprintf("merged into %s as %s", q.Key.Branch, short(after))
 	if err := s.transition(ctx, q, Transition{EntryID: e.ID, To: StateMerged, Reason: ReasonMergedByQueue, Detail: detail, ClearRun: true}); err != nil {
@@ -133,8 +142,8 @@ func (s *Service) recordMerge(ctx context.Context, q *Queue, e *Entry, r *TestRu
 
 // verifyTree checks the landing (SPEC §5.10); a mismatch pauses the queue,
 // comments on the PR, logs an error and feeds the alert metric.
-func (s *Service) verifyTree(ctx context.Context, q *Queue, e *Entry, r *TestRun, before, landed string) error {
-	mismatch, err := s.landedMismatch(ctx, q, r, before, landed)
+func (s *Service) verifyTree(ctx context.Context, q *Queue, e *Entry, r *TestRun, k int, before, landed string) error {
+	mismatch, err := s.landedMismatch(ctx, q, r, k, before, landed)
 	if err != nil || mismatch == "" {
 		return err
 	}

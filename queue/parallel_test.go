@@ -46,6 +46,23 @@ func TestParallel(t *testing.T) {
 			e3 := b.entry(3, StatePending)
 			b.targets(e3, false, "a", "b")
 		}, StartRun{Unit: []string{"e3"}, Ahead: []string{"e1", "e2"}, BaseSHA: "H0", From: "H0", Merge: []string{"e1", "e2", "e3"}}},
+		{"parallel batches: consecutive waiting entries, their dependencies united", func(b *builder) {
+			b.s.Queue.Settings.Batch, b.s.Queue.Settings.BatchingMinSize = true, 2
+			e1, e2 := b.entry(1, StateTesting), b.entry(2, StateTesting)
+			b.targets(e1, false, "a")
+			b.targets(e2, false, "b")
+			b.run(e1, RunInProgress, "H0")
+			b.run(e2, RunInProgress, "H0")
+			b.targets(b.entry(3, StatePending), false, "a")
+			b.targets(b.entry(4, StatePending), false, "b")
+		}, StartRun{Unit: []string{"e3", "e4"}, Ahead: []string{"e1", "e2"}, BaseSHA: "H0", From: "H0", Merge: []string{"e1", "e2", "e3", "e4"}}},
+		{"a batch is one unit: depending on one member includes all", func(b *builder) {
+			e1, e2 := b.entry(1, StateTesting), b.entry(2, StateTesting)
+			b.targets(e1, false, "a")
+			b.targets(e2, false, "b")
+			b.batchRun("batch", []*Entry{e1, e2}, RunInProgress, "H0")
+			b.targets(b.entry(3, StatePending), false, "b")
+		}, StartRun{Unit: []string{"e3"}, Ahead: []string{"e1", "e2"}, BaseSHA: "H0", From: "t-batch", Merge: []string{"e3"}}},
 		{"ALL depends on everything ahead", func(b *builder) {
 			e1 := b.entry(1, StateTesting)
 			b.targets(e1, false, "a")

@@ -179,22 +179,34 @@ func (s *Snapshot) units(chain []*Entry) []unit {
 	return out
 }
 
-// parallelUnits makes one unit per entry whose ahead are its transitive
+// parallelUnits lays the chain out in units: an entry alone, or the
+// consecutive entries sharing a run (a batch, whose targets are the union
+// of its members', SPEC §5.5). A unit's ahead are its transitive
 // dependencies: the entries before it whose impacted targets overlap its
-// own or those of another dependency (SPEC §5.5), in queue order.
+// own or those of another dependency, in queue order.
 //
-// It runs in O(n·(t + n/64)) for n entries of t targets each: the closure
-// of the last earlier entry touching a target already holds every earlier
-// one touching it (they overlap), and likewise for the last ALL entry
-// (which overlaps every non-empty entry before it) and the last entry of
+// It runs in O(n·(t + n/64)) for n units of t targets each: the closure
+// of the last earlier unit touching a target already holds every earlier
+// one touching it (they overlap), and likewise for the last ALL unit
+// (which overlaps every non-empty unit before it) and the last unit of
 // unknown targets (which overlaps everything).
 func (s *Snapshot) parallelUnits(chain []*Entry) []unit {
-	n := len(chain)
+	var groups [][]*Entry
+	for i := 0; i < len(chain); {
+		j := i + 1
+		for chain[i].RunID != "" && j < len(chain) && chain[j].RunID == chain[i].RunID {
+			j++
+		}
+		groups = append(groups, chain[i:j])
+		i = j
+	}
+	n := len(groups)
 	words := (n + 63) / 64
 	deps := make([][]uint64, n)
+	targets := make([]*TargetSet, n)
 	lastTouch := map[string]int{}
 	lastAll, lastUnknown := -1, -1
-	for i, e := range chain {
+	for i, g := range groups {
 		d := make([]uint64, words)
 		deps[i] = d
 		take := func(j int) {
@@ -206,7 +218,8 @@ func (s *Snapshot) parallelUnits(chain []*Entry) []unit {
 				d[w] |= set
 			}
 		}
-		te := s.targetsOf(e)
+		te := s.unitTargets(g)
+		targets[i] = te
 		switch {
 		case te == nil:
 			for j := 0; j < i; j++ {
@@ -215,7 +228,7 @@ func (s *Snapshot) parallelUnits(chain []*Entry) []unit {
 		case te.All:
 			take(lastUnknown) // its closure: everything before it
 			for j := 0; j < i; j++ {
-				if tj := s.targetsOf(chain[j]); tj == nil || tj.All || tj.Len() > 0 {
+				if tj := targets[j]; tj == nil || tj.All || tj.Len() > 0 {
 					d[j/64] |= 1 << (j % 64)
 				}
 			}
@@ -242,18 +255,41 @@ func (s *Snapshot) parallelUnits(chain []*Entry) []unit {
 		}
 	}
 	out := make([]unit, n)
-	for i, e := range chain {
+	for i, g := range groups {
 		var ahead []*Entry
 		for w, set := range deps[i] {
 			for set != 0 {
 				b := set & -set
-				ahead = append(ahead, chain[w*64+bits.TrailingZeros64(b)])
+				ahead = append(ahead, groups[w*64+bits.TrailingZeros64(b)]...)
 				set ^= b
 			}
 		}
-		out[i] = unit{entries: []*Entry{e}, run: s.run(e.RunID), ahead: ahead}
+		out[i] = unit{entries: g, run: s.run(g[0].RunID), ahead: ahead}
 	}
 	return out
+}
+
+// unitTargets is the union of the entries' targets: unknown (nil) if one
+// is unknown, ALL if one is ALL.
+func (s *Snapshot) unitTargets(es []*Entry) *TargetSet {
+	if len(es) == 1 {
+		return s.targetsOf(es[0])
+	}
+	u := &TargetSet{set: map[string]struct{}{}}
+	for _, e := range es {
+		t := s.targetsOf(e)
+		if t == nil {
+			return nil
+		}
+		u.All = u.All || t.All
+		for name := range t.set {
+			u.set[name] = struct{}{}
+		}
+	}
+	if u.All {
+		u.set = nil
+	}
+	return u
 }
 
 // unitValid reports whether run r still tests the unit `entries` on what it

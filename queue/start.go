@@ -1,6 +1,9 @@
 package queue
 
-import "time"
+import (
+	"sort"
+	"time"
+)
 
 // start starts a run for the first units without one, at most concurrency
 // in progress, forming batches when batching is on (SPEC §5.2, §5.4).
@@ -27,16 +30,40 @@ func (p *planner) start() Action {
 		if held(u) {
 			continue
 		}
-		if s.parallel() {
-			return startRun(s, u.ahead, u.entries) // batches are single-mode only
-		}
-		batch := p.batch(units[i:])
+		batch := p.batch(units[i:], held)
 		if batch == nil {
 			return nil // a batch is filling up: nothing behind it starts first
+		}
+		if s.parallel() {
+			// A batch's dependencies are its members' (SPEC §5.5).
+			return startRun(s, batchAhead(units[i:i+len(batch)]), batch)
 		}
 		return startRun(s, u.ahead, batch)
 	}
 	return nil
+}
+
+// batchAhead is the union of the units' dependencies (in queue order),
+// without the units' own entries.
+func batchAhead(us []unit) []*Entry {
+	own := map[string]bool{}
+	for _, u := range us {
+		for _, e := range u.entries {
+			own[e.ID] = true
+		}
+	}
+	seen := map[string]bool{}
+	var all []*Entry
+	for _, u := range us {
+		for _, e := range u.ahead {
+			if !own[e.ID] && !seen[e.ID] {
+				seen[e.ID] = true
+				all = append(all, e)
+			}
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return entryLess(all[i], all[j]) })
+	return all
 }
 
 // heldBehindFailures returns whether a unit without a run must wait for
@@ -97,10 +124,11 @@ func allVouched(es []*Entry) bool {
 
 // batch picks the entries the next run tests, from the run-less units at
 // the front of `rest`: one entry, or with batching on, consecutive entries
-// of the same priority without noBatch, up to batchingMaxSize. It returns
+// of the same priority without noBatch and not held behind a failure, up
+// to batchingMaxSize. It returns
 // nil while a batch below batchingMinSize waits for more entries (until its
 // oldest entry waited batchingMaxWaitTimeMinutes).
-func (p *planner) batch(rest []unit) []*Entry {
+func (p *planner) batch(rest []unit, held func(unit) bool) []*Entry {
 	st := p.q.Settings
 	first := rest[0].entries[0]
 	if !st.Batch || first.NoBatch {
@@ -111,7 +139,7 @@ func (p *planner) batch(rest []unit) []*Entry {
 	for _, u := range rest[1:] {
 		e := u.entries[0]
 		if len(out) >= st.EffectiveBatchingMaxSize() || u.run != nil || e.State != StatePending ||
-			e.NoBatch || e.PriorityValue != first.PriorityValue {
+			e.NoBatch || e.PriorityValue != first.PriorityValue || held(u) {
 			break
 		}
 		out = append(out, e)

@@ -21,14 +21,16 @@ type FileDiffer interface {
 // landedMismatch compares what landed with what run r tested (SPEC §5.10).
 // In single mode the trees must be equal. In parallel mode independent PRs
 // may have landed in between, and may touch the files of the unit's
-// dependencies, so only the paths the unit's own PRs change are compared:
-// each must hold in the landed commit the content it had in the tested one.
-// A PR's own paths are its changes since it forked from the target, read
-// against `before` (the target head it was merged onto): diffing against
-// the run's older base would count target commits the PR branch already
-// contains as its own. It returns a description
+// dependencies, so each entry's landing is checked on its own paths: every
+// path its PR changes, and no PR of the run after it, must hold in the
+// landed commit the content it had in the tested one (paths that later
+// members change too are checked when those land). A PR's own paths are
+// its changes since it forked from the target, read against `before` (the
+// target head it was merged onto): diffing against the run's older base
+// would count target commits the PR branch already contains as its own.
+// k is the landing entry's index in r.EntryIDs. It returns a description
 // of the mismatch, or "" when the landing is verified (or cannot be).
-func (s *Service) landedMismatch(ctx context.Context, q *Queue, r *TestRun, before, landed string) (string, error) {
+func (s *Service) landedMismatch(ctx context.Context, q *Queue, r *TestRun, k int, before, landed string) (string, error) {
 	repo := q.Key.Repo
 	if q.Settings.Mode != ModeParallel {
 		landedTree, err := s.gh.TreeSHA(ctx, repo, landed)
@@ -61,8 +63,11 @@ func (s *Service) landedMismatch(ctx context.Context, q *Queue, r *TestRun, befo
 		zerolog.Ctx(ctx).Warn().Str("run", r.ID).Msg("too many changed files to verify the landed paths")
 		return "", nil
 	}
+	if k < 0 || k >= len(r.PRSHAs) {
+		return "", nil
+	}
 	own := map[string]bool{}
-	for _, sha := range r.PRSHAs {
+	for i, sha := range r.PRSHAs[k:] {
 		changed, complete, err := differ.DiffFiles(ctx, repo, before, sha)
 		if err != nil {
 			return "", fmt.Errorf("failed to list the changes of %s: %w", short(sha), err)
@@ -72,7 +77,11 @@ func (s *Service) landedMismatch(ctx context.Context, q *Queue, r *TestRun, befo
 			return "", nil
 		}
 		for path := range changed {
-			own[path] = true
+			if i == 0 {
+				own[path] = true // the landing PR's paths…
+			} else {
+				delete(own, path) // …but those a later member changes too
+			}
 		}
 	}
 	var differ2 []string

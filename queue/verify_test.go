@@ -51,7 +51,40 @@ func TestLandedMismatch(t *testing.T) {
 			st.Mode = tc.mode
 			q := &Queue{Key: QueueKey{Branch: "main"}, Settings: st}
 			s := NewService(nil, tc.gh, Options{})
-			got, err := s.landedMismatch(context.Background(), q, run, "M", "L")
+			got, err := s.landedMismatch(context.Background(), q, run, 0, "M", "L")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+				t.Errorf("mismatch %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestLandedMismatchBatchMember: in parallel mode each member of a batch is
+// checked as it lands, on its paths that no later member changes too.
+func TestLandedMismatchBatchMember(t *testing.T) {
+	st := DefaultSettings()
+	st.Mode = ModeParallel
+	q := &Queue{Key: QueueKey{Branch: "main"}, Settings: st}
+	run := &TestRun{ID: "r", BaseSHA: "B", SHA: "T", EntryIDs: []string{"e1", "e2"}, PRSHAs: []string{"P", "Q"}}
+	diffs := func(landed map[string]string) *diffGitHub {
+		return &diffGitHub{diffs: map[string]map[string]string{
+			"M...P": {"a.go": "a1", "b.go": "b1"}, "M...Q": {"b.go": "b2"},
+			"B...T": {"a.go": "a1", "b.go": "b12"}, "B...L": landed}}
+	}
+	for _, tc := range []struct {
+		name   string
+		landed map[string]string
+		want   string
+	}{
+		{"a path the later member changes too is left for its landing", map[string]string{"a.go": "a1", "b.go": "b1"}, ""},
+		{"the member's own path is checked", map[string]string{"a.go": "a0", "b.go": "b1"}, "a.go"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewService(nil, diffs(tc.landed), Options{})
+			got, err := s.landedMismatch(context.Background(), q, run, 0, "M", "L")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,35 +24,49 @@ func (r Report) Oracle() (Result, bool) {
 	return Result{}, false
 }
 
-// BestOurs is our engine's best setting: the lowest p95 time-to-merge among
-// the settings that use no more CI runs per merged PR than the cheapest
-// baseline, or the lowest p95 overall if none does. ok is false when no
-// setting of ours was run.
+// BestOurs is our engine's best setting: the one that beats the most
+// baselines (lower p95 time-to-merge at no more CI runs per merged PR, see
+// Beats), then by resultLess (stable first, lowest p95, fewest runs). ok is
+// false when no setting of ours was run.
 func (r Report) BestOurs() (best Result, ok bool) {
-	cheapest := -1.0
-	for i, k := range r.Kinds {
-		if k != KindOurs && k != KindOracle && (cheapest < 0 || r.Results[i].RunsPerMerge < cheapest) {
-			cheapest = r.Results[i].RunsPerMerge
-		}
-	}
-	pick := func(frugal bool) (Result, bool) {
-		var out Result
-		found := false
+	wins := func(res Result) int {
+		n := 0
 		for i, k := range r.Kinds {
-			res := r.Results[i]
-			if k != KindOurs || (frugal && cheapest >= 0 && res.RunsPerMerge > cheapest) {
-				continue
-			}
-			if !found || resultLess(res, out) {
-				out, found = res, true
+			if k != KindOurs && k != KindOracle {
+				if won, _ := Beats(res, r.Results[i]); won {
+					n++
+				}
 			}
 		}
-		return out, found
+		return n
 	}
-	if best, ok = pick(true); ok {
-		return best, true
+	bestWins := -1
+	for i, k := range r.Kinds {
+		if k != KindOurs {
+			continue
+		}
+		res := r.Results[i]
+		w := wins(res)
+		if w > bestWins || (w == bestWins && resultLess(res, best)) {
+			best, bestWins, ok = res, w, true
+		}
 	}
-	return pick(false)
+	return best, ok
+}
+
+// CheapestOurs is the setting of ours with the lowest p95 among the stable
+// ones using at most maxRuns CI runs per merged PR; ok is false if none.
+func (r Report) CheapestOurs(maxRuns float64) (best Result, ok bool) {
+	for i, k := range r.Kinds {
+		res := r.Results[i]
+		if k != KindOurs || res.Stopped != "" || res.RunsPerMerge > maxRuns {
+			continue
+		}
+		if !ok || resultLess(res, best) {
+			best, ok = res, true
+		}
+	}
+	return best, ok
 }
 
 // resultLess ranks settings of ours: stable before unstable, unstable ones

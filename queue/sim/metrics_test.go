@@ -62,7 +62,7 @@ func TestReportTableAndTargets(t *testing.T) {
 	}}
 	best, ok := rep.BestOurs()
 	if !ok || best.Policy != "ours(k=8,b=2..4)" {
-		t.Fatalf("best of ours %q, want the cheaper setting that beats the cheapest baseline's runs", best.Policy)
+		t.Fatalf("best of ours %q, want the setting that beats the most baselines", best.Policy)
 	}
 	table := rep.Markdown()
 	for _, want := range []string{"| **ours(k=8,b=2..4)** | 36.0 | 110 |", "| bors(b≤8) | 3000 | ≥ 6000 |", "| 1.8 | 3.7 |"} {
@@ -80,6 +80,37 @@ func TestReportTableAndTargets(t *testing.T) {
 			t.Errorf("target %q reached=%v (present %v), want %v", name, r, ok, reached)
 		}
 	}
+}
+
+// TestShopifyRunsTargetNamesTheCheapSetting: when the best setting uses
+// more than 0.8 CI runs per merge, the target names the fastest stable
+// setting of ours that uses fewer.
+func TestShopifyRunsTargetNamesTheCheapSetting(t *testing.T) {
+	t.Parallel()
+	q := func(min float64) Quantile { return Quantile{D: time.Duration(min * float64(time.Minute))} }
+	p, err := PresetByName("shopify")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Report{Preset: p, Kinds: []Kind{KindOracle, KindGitHub, KindOurs, KindOurs, KindOurs}, Results: []Result{
+		{Policy: "oracle", P50: q(20), P95: q(30), RunsPerMerge: 1},
+		{Policy: "github(k=8)", P50: q(40), P95: q(150), RunsPerMerge: 1.5},
+		{Policy: "ours(k=8)", P50: q(35), P95: q(100), RunsPerMerge: 1.4},
+		{Policy: "ours(k=8,b=2..4)", P50: q(36), P95: q(200), RunsPerMerge: 0.7},
+		{Policy: "ours(k=8,b=8)", P50: q(36), P95: q(180), RunsPerMerge: 0.6, Stopped: "stopped"},
+	}}
+	if best, _ := rep.BestOurs(); best.Policy != "ours(k=8)" {
+		t.Fatalf("best of ours %q, want ours(k=8) (beats github, lowest p95)", best.Policy)
+	}
+	for _, tg := range rep.Targets() {
+		if tg.Name == "≤ 0.8 CI runs per merged PR" {
+			if !tg.Reached || !strings.Contains(tg.Detail, "reached by ours(k=8,b=2..4): 0.70") {
+				t.Errorf("target %+v, want reached by the stable batching setting", tg)
+			}
+			return
+		}
+	}
+	t.Fatal("no ≤ 0.8 target on shopify")
 }
 
 func TestBounds(t *testing.T) {

@@ -90,7 +90,9 @@ func Presets() []Preset {
 		{Name: "flakestorm", Description: "flake storm: 17 PR/h, 20 min CI, 5 % broken, 20 % flaky",
 			Workload: base(17, 20*time.Minute, 0.05, 0.20), Concurrency: 12, Ours: singleCandidates(12)},
 		{Name: "burst", Description: "burst: 50 PRs within 5 minutes once a day (40 days), 20 min CI, 5 % broken, 2 % flaky",
-			Workload: burst, Concurrency: 16, Ours: singleCandidates(16)},
+			// Less speculation spends fewer runs on a burst's restarts.
+			Workload: burst, Concurrency: 16, Ours: append(singleCandidates(16),
+				OursConfig{Concurrency: 12, PendingFailureDepth: 1, CanOptimisticallyMerge: true})},
 	}
 }
 

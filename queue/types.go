@@ -18,6 +18,15 @@ func (r Repo) FullName() string { return r.Owner + "/" + r.Name }
 
 func (r Repo) String() string { return r.Host + "/" + r.Owner + "/" + r.Name }
 
+// Fold is the repository in lower case. GitHub compares host, owner and
+// repository names case-insensitively (a queue created as "Org/Repo" over
+// REST receives webhooks for "org/repo" and the other way round), so
+// stores match repositories on their folded form; branch names stay
+// case-sensitive, as in git.
+func (r Repo) Fold() Repo {
+	return Repo{Host: strings.ToLower(r.Host), Owner: strings.ToLower(r.Owner), Name: strings.ToLower(r.Name)}
+}
+
 // QueueKey identifies a queue: one target branch of one repository.
 type QueueKey struct {
 	Repo   Repo
@@ -25,6 +34,9 @@ type QueueKey struct {
 }
 
 func (k QueueKey) String() string { return k.Repo.String() + ":" + k.Branch }
+
+// Fold is the key with its repository folded (see Repo.Fold).
+func (k QueueKey) Fold() QueueKey { return QueueKey{Repo: k.Repo.Fold(), Branch: k.Branch} }
 
 // QueueState is the state of a queue (SPEC §4). Lower-case wire values.
 type QueueState string

@@ -22,7 +22,7 @@ func (o *ops) RecordCheck(ctx context.Context, repo queue.Repo, c queue.CheckRes
 		return fmt.Errorf("failed to record check %s %q on %s@%s: %w", c.Kind, c.Name, repo, c.SHA, err)
 	}
 	d := o.d
-	ck, kk := commitKey{repo, c.SHA}, checkKey{c.Kind, c.Name}
+	ck, kk := commitKey{repo.Fold(), c.SHA}, checkKey{c.Kind, c.Name}
 	set, ok := d.checks[ck]
 	if !ok {
 		set = map[checkKey]queue.CheckResult{}
@@ -52,7 +52,7 @@ func (o *ops) ListChecks(ctx context.Context, repo queue.Repo, sha string) ([]qu
 	}
 	defer unlock()
 	var out []queue.CheckResult
-	for _, c := range o.d.checks[commitKey{repo, sha}] {
+	for _, c := range o.d.checks[commitKey{repo.Fold(), sha}] {
 		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b queue.CheckResult) int {

@@ -33,7 +33,7 @@ type db struct {
 	nextEventID int64
 
 	queues   map[int64]*queue.Queue
-	queueIDs map[queue.QueueKey]int64
+	queueIDs map[queue.QueueKey]int64 // by folded key (queue.QueueKey.Fold)
 
 	entries       map[string]*queue.Entry
 	entryIDs      map[prKey]string

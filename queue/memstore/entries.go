@@ -112,7 +112,7 @@ func (o *ops) FindActiveEntries(ctx context.Context, repo queue.Repo, prNumber i
 	defer unlock()
 	var out []*queue.Entry
 	for qid, q := range o.d.queues {
-		if q.Key.Repo != repo {
+		if q.Key.Repo.Fold() != repo.Fold() {
 			continue
 		}
 		id, ok := o.d.entryIDs[prKey{qid, prNumber}]

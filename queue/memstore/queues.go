@@ -17,7 +17,7 @@ func (o *ops) CreateQueue(ctx context.Context, q *queue.Queue) error {
 	}
 	defer unlock()
 	d := o.d
-	if _, ok := d.queueIDs[q.Key]; ok {
+	if _, ok := d.queueIDs[q.Key.Fold()]; ok {
 		return fmt.Errorf("failed to create queue %s: %w", q.Key, queue.ErrExists)
 	}
 	c, err := storedQueue(q)
@@ -28,10 +28,10 @@ func (o *ops) CreateQueue(ctx context.Context, q *queue.Queue) error {
 	d.nextQueueID++
 	c.ID = d.nextQueueID
 	d.queues[c.ID] = c
-	d.queueIDs[c.Key] = c.ID
+	d.queueIDs[c.Key.Fold()] = c.ID
 	o.tx.add(func() {
 		delete(d.queues, c.ID)
-		delete(d.queueIDs, c.Key)
+		delete(d.queueIDs, c.Key.Fold())
 		d.nextQueueID = prevID
 	})
 	q.ID = c.ID
@@ -45,7 +45,7 @@ func (o *ops) GetQueue(ctx context.Context, key queue.QueueKey) (*queue.Queue, e
 		return nil, fmt.Errorf("failed to get queue %s: %w", key, err)
 	}
 	defer unlock()
-	id, ok := o.d.queueIDs[key]
+	id, ok := o.d.queueIDs[key.Fold()]
 	if !ok {
 		return nil, fmt.Errorf("queue %s: %w", key, queue.ErrNotFound)
 	}
@@ -136,10 +136,10 @@ func (o *ops) DeleteQueue(ctx context.Context, id int64) error {
 	delete(d.events, id)
 	delete(d.merges, id)
 	delete(d.queues, id)
-	delete(d.queueIDs, q.Key)
+	delete(d.queueIDs, q.Key.Fold())
 	o.tx.add(func() {
 		d.queues[id] = q
-		d.queueIDs[q.Key] = id
+		d.queueIDs[q.Key.Fold()] = id
 		for _, e := range entries {
 			d.insertEntry(e)
 		}

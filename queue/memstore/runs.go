@@ -77,7 +77,7 @@ func (o *ops) FindRunsBySHA(ctx context.Context, repo queue.Repo, sha string) ([
 	defer unlock()
 	return sortedRuns(o.d.runsBySHA[sha], func(r *queue.TestRun) bool {
 		q := o.d.queues[r.QueueID]
-		return !r.Closed && q != nil && q.Key.Repo == repo
+		return !r.Closed && q != nil && q.Key.Repo.Fold() == repo.Fold()
 	}), nil
 }
 

@@ -37,7 +37,8 @@ var (
 // result older (UpdatedAt) than the stored one is ignored, an equally old
 // one replaces it.
 func (o *ops) RecordCheck(ctx context.Context, repo queue.Repo, c queue.CheckResult) error {
-	args := append([]any{repo.Host, repo.Owner, repo.Name}, columnArgs(checkColumns(&c))...)
+	f := repo.Fold() // stored folded: webhooks and reads may spell the repository differently
+	args := append([]any{f.Host, f.Owner, f.Name}, columnArgs(checkColumns(&c))...)
 	if _, err := o.wr.ExecContext(ctx, checkUpsert, args...); err != nil {
 		return fmt.Errorf("failed to record check %s %q on %s@%s: %w", c.Kind, c.Name, repo, c.SHA, err)
 	}
@@ -47,7 +48,8 @@ func (o *ops) RecordCheck(ctx context.Context, repo queue.Repo, c queue.CheckRes
 // ListChecks returns every recorded result on a commit of repo, ordered by
 // kind and name.
 func (o *ops) ListChecks(ctx context.Context, repo queue.Repo, sha string) ([]queue.CheckResult, error) {
-	rows, err := o.rd.QueryContext(ctx, checkList, repo.Host, repo.Owner, repo.Name, sha)
+	f := repo.Fold()
+	rows, err := o.rd.QueryContext(ctx, checkList, f.Host, f.Owner, f.Name, sha)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list checks on %s@%s: %w", repo, sha, err)
 	}

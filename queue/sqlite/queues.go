@@ -38,7 +38,7 @@ var (
 	queueCols       = queueColumns(&queueRow{})
 	queueSelect     = "SELECT id, " + selectList(queueCols, "") + " FROM queues"
 	queueInsertStmt = insertSQL("queues", queueCols, "")
-	queueByKey      = queueSelect + " WHERE host = ? AND owner = ? AND name = ? AND branch = ?"
+	queueByKey      = queueSelect + " WHERE host = ? COLLATE NOCASE AND owner = ? COLLATE NOCASE AND name = ? COLLATE NOCASE AND branch = ?"
 	queueByID       = queueSelect + " WHERE id = ?"
 	queueList       = queueSelect + " ORDER BY id"
 )

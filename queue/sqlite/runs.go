@@ -42,7 +42,7 @@ var (
 	runByID   = runSelect + " WHERE id = ?"
 	runOpen   = runSelect + " WHERE queue_id = ? AND closed = 0 ORDER BY created_at, id"
 	runBySHA  = "SELECT " + selectList(runCols, "r") + ` FROM runs r JOIN queues q ON q.id = r.queue_id
-		WHERE r.sha = ? AND r.closed = 0 AND q.host = ? AND q.owner = ? AND q.name = ?
+		WHERE r.sha = ? AND r.closed = 0 AND q.host = ? COLLATE NOCASE AND q.owner = ? COLLATE NOCASE AND q.name = ? COLLATE NOCASE
 		ORDER BY r.created_at, r.id`
 )
 

@@ -119,6 +119,12 @@ func (s *Service) transition(ctx context.Context, q *Queue, t Transition) error 
 	}
 	zerolog.Ctx(ctx).Info().Int("pr", e.PRNumber).Str("from", string(from)).Str("to", string(t.To)).
 		Str("reason", string(t.Reason)).Str("detail", t.Detail).Msg("entry state changed")
+	if t.To.Terminal() {
+		s.mu.Lock()
+		delete(s.directChecked, e.ID)
+		delete(s.lastPolled, e.ID)
+		s.mu.Unlock()
+	}
 	if orphan != "" {
 		if err := s.closeRunIfUnused(ctx, q, orphan); err != nil {
 			return err

@@ -335,8 +335,21 @@ func (s *Service) pollDue(entryID string) bool {
 		return false
 	}
 	s.lastPolled[entryID] = now
+	if len(s.lastPolled) > maxPolled {
+		// Entries still not_ready are read every NotReadyPoll; the others
+		// (admitted or ended) are forgotten.
+		for id, at := range s.lastPolled {
+			if now.Sub(at) > 10*NotReadyPoll {
+				delete(s.lastPolled, id)
+			}
+		}
+	}
 	return true
 }
+
+// maxPolled is the number of remembered not_ready reads above which the
+// stale ones are swept.
+const maxPolled = 1024
 
 // applyFacts stores newer facts about an entry's PR under the queue lock.
 func (s *Service) applyFacts(ctx context.Context, queueID int64, entryID string, f PRFacts) error {

@@ -157,11 +157,12 @@ func callAPI(ctx context.Context, base, token, op string, body any) error {
 	return nil
 }
 
-// watch prints every entry state change and paces the simulated CI until
-// ctx ends.
+// watch prints every entry state change, in the order the queue made them
+// (from its event log), and paces the simulated CI until ctx ends.
 func watch(ctx context.Context, env *sandbox.Env, out io.Writer, ciTime time.Duration) {
 	store := env.App().Store()
-	seen := map[string]string{}
+	printed := map[int64]queue.Event{} // queue ID → last event printed
+	titles := map[string]string{}
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	lastRelease := time.Now()
@@ -180,18 +181,26 @@ func watch(ctx context.Context, env *sandbox.Env, out io.Writer, ciTime time.Dur
 			continue
 		}
 		for _, q := range queues {
-			for n := 1; n <= 50; n++ {
-				e, err := store.GetEntry(ctx, q.ID, n)
-				if err != nil {
+			since := printed[q.ID].At
+			if since.IsZero() {
+				since = time.Unix(0, 0) // a zero since matches nothing
+			}
+			events, err := store.ListEvents(ctx, q.ID, since)
+			if err != nil {
+				continue
+			}
+			for _, ev := range events {
+				if ev.ID <= printed[q.ID].ID {
 					continue
 				}
-				key := fmt.Sprintf("%s|%s|%s", e.State, e.StateReason, e.StateReasonDetail)
-				if seen[e.ID] == key {
-					continue
+				printed[q.ID] = ev
+				if _, ok := titles[ev.EntryID]; !ok {
+					if e, err := store.GetEntryByID(ctx, ev.EntryID); err == nil {
+						titles[ev.EntryID] = title(e)
+					}
 				}
-				seen[e.ID] = key
-				fmt.Fprintf(out, "%s  #%d %-18s %-14s %s\n", time.Now().Format("15:04:05"), e.PRNumber,
-					title(e), e.State, explain(e))
+				fmt.Fprintf(out, "%s  #%d %-18s %-14s %s\n", ev.At.Local().Format("15:04:05"), ev.PRNumber,
+					titles[ev.EntryID], ev.To, explain(ev.Reason, ev.Detail))
 			}
 		}
 	}
@@ -205,9 +214,9 @@ func title(e *queue.Entry) string {
 	return t
 }
 
-func explain(e *queue.Entry) string {
-	if e.StateReasonDetail == "" {
-		return string(e.StateReason)
+func explain(reason queue.Reason, detail string) string {
+	if detail == "" {
+		return string(reason)
 	}
-	return fmt.Sprintf("(%s) %s", e.StateReason, e.StateReasonDetail)
+	return fmt.Sprintf("(%s) %s", reason, detail)
 }

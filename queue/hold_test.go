@@ -24,9 +24,13 @@ func TestHoldBehindFailures(t *testing.T) {
 		build func(b *builder)
 		want  Action
 	}{
-		{"nothing starts on top of an undecided failure", func(b *builder) {
+		{"nothing starts on top of an undecided failure, and the entry says why", func(b *builder) {
 			failedBehindTesting(b)
-			b.entry(3, StatePending)
+			b.entry(3, StatePending).StateReason = ReasonAdmitted
+		}, Transition{EntryID: "e3", To: StatePending, Reason: ReasonAdmitted, Detail: heldDetail(&Entry{PRNumber: 2})}},
+		{"a held entry that says why waits", func(b *builder) {
+			failedBehindTesting(b)
+			b.entry(3, StatePending).StateReasonDetail = heldDetail(&Entry{PRNumber: 2})
 		}, nil},
 		{"pendingFailureDepth successors start", func(b *builder) {
 			b.s.Queue.Settings.PendingFailureDepth = 1
@@ -37,7 +41,7 @@ func TestHoldBehindFailures(t *testing.T) {
 			b.s.Queue.Settings.PendingFailureDepth = 1
 			failedBehindTesting(b)
 			b.run(b.entry(3, StateTesting), RunInProgress, "H0", "e1", "e2")
-			b.entry(4, StatePending)
+			b.entry(4, StatePending).StateReasonDetail = heldDetail(&Entry{PRNumber: 2})
 		}, nil},
 		{"with optimistic merging a lone failure is bet to be a flake", func(b *builder) {
 			b.s.Queue.Settings.CanOptimisticallyMerge = true
@@ -56,7 +60,7 @@ func TestHoldBehindFailures(t *testing.T) {
 				r.Bisection, r.Parent = true, parent.ID
 			}
 			b.entry(3, StatePending)
-		}, nil},
+		}, Transition{EntryID: "e3", To: StatePending, Detail: heldDetail(&Entry{PRNumber: 1})}},
 		{"entries not behind the failure start (parallel mode)", func(b *builder) {
 			b.s.Queue.Settings.Mode = ModeParallel
 			e1, e2 := failedBehindTesting(b)

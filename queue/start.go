@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"fmt"
 	"sort"
 	"time"
 )
@@ -27,7 +28,14 @@ func (p *planner) start() Action {
 		if inFlight >= max(q.Settings.Concurrency, 1) {
 			return nil
 		}
-		if held(u) {
+		if f := held(u); f != nil {
+			// Say why it is not testing although a slot is free.
+			detail := heldDetail(f)
+			for _, e := range u.entries {
+				if e.StateReasonDetail != detail {
+					return Transition{EntryID: e.ID, To: StatePending, Reason: e.StateReason, Detail: detail}
+				}
+			}
 			continue
 		}
 		batch := p.batch(units[i:], held)
@@ -66,16 +74,17 @@ func batchAhead(us []unit) []*Entry {
 	return all
 }
 
-// heldBehindFailures returns whether a unit without a run must wait for
-// the decision on a failed unit it would be tested on top of (or on a part
-// of a failed batch being bisected). With canOptimisticallyMerge on, a lone
-// entry's failure is bet to be a flake and holds nothing back. Such a run
-// most likely contains the failed unit's culprit and would be rebuilt once
-// the culprit leaves, so only the pendingFailureDepth successor runs the
-// failure handling waits for (SPEC §5.3) start; the others wait for the
-// failed unit to be decided (vouched, bisected, or its culprit removed).
-func (p *planner) heldBehindFailures(units []unit) func(unit) bool {
-	var failed []string // first entries of undecided failed units
+// heldBehindFailures returns, for a unit without a run, the failed entry
+// whose decision it must wait for (nil if none): the first entry of a
+// failed unit not decided yet (or of a part of a failed batch being
+// bisected) that it would be tested on top of. Such a run most likely
+// contains the culprit and would be rebuilt once the culprit leaves, so
+// only the pendingFailureDepth successor runs that the failure handling
+// waits for (SPEC §5.3) start; the others wait for the decision (vouched,
+// bisected, or culprit removed). With canOptimisticallyMerge on, a lone
+// entry's failure is bet to be a flake and holds nothing back.
+func (p *planner) heldBehindFailures(units []unit) func(unit) *Entry {
+	var failed []*Entry // first entries of undecided failed units
 	for _, u := range units {
 		switch {
 		case u.run == nil:
@@ -84,11 +93,11 @@ func (p *planner) heldBehindFailures(units []unit) func(unit) bool {
 			// successor will vouch for: speculation goes on past it.
 		case u.run.Status == RunFailed && !allVouched(u.entries),
 			u.run.Bisection && u.run.Status != RunSucceeded: // part of a failed batch
-			failed = append(failed, u.entries[0].ID)
+			failed = append(failed, u.entries[0])
 		}
 	}
 	if len(failed) == 0 {
-		return func(unit) bool { return false }
+		return func(unit) *Entry { return nil }
 	}
 	have := map[string]int{} // successor runs containing each failed unit
 	for _, u := range units {
@@ -96,21 +105,26 @@ func (p *planner) heldBehindFailures(units []unit) func(unit) bool {
 			continue
 		}
 		for _, f := range failed {
-			if contains(u.run.Ahead, f) {
-				have[f]++
+			if contains(u.run.Ahead, f.ID) {
+				have[f.ID]++
 			}
 		}
 	}
 	depth := p.q.Settings.PendingFailureDepth
-	return func(u unit) bool {
+	return func(u unit) *Entry {
 		aheadIDs := ids(u.ahead)
 		for _, f := range failed {
-			if contains(aheadIDs, f) && have[f] >= depth {
-				return true
+			if contains(aheadIDs, f.ID) && have[f.ID] >= depth {
+				return f
 			}
 		}
-		return false
+		return nil
 	}
+}
+
+// heldDetail tells a user why an entry waits behind failed entry f.
+func heldDetail(f *Entry) string {
+	return fmt.Sprintf("waiting until the failure of #%d ahead is decided: a test run now would most likely include its culprit", f.PRNumber)
 }
 
 func allVouched(es []*Entry) bool {
@@ -128,7 +142,7 @@ func allVouched(es []*Entry) bool {
 // to batchingMaxSize. It returns
 // nil while a batch below batchingMinSize waits for more entries (until its
 // oldest entry waited batchingMaxWaitTimeMinutes).
-func (p *planner) batch(rest []unit, held func(unit) bool) []*Entry {
+func (p *planner) batch(rest []unit, held func(unit) *Entry) []*Entry {
 	st := p.q.Settings
 	first := rest[0].entries[0]
 	if !st.Batch || first.NoBatch {
@@ -139,7 +153,7 @@ func (p *planner) batch(rest []unit, held func(unit) bool) []*Entry {
 	for _, u := range rest[1:] {
 		e := u.entries[0]
 		if len(out) >= st.EffectiveBatchingMaxSize() || u.run != nil || e.State != StatePending ||
-			e.NoBatch || e.PriorityValue != first.PriorityValue || held(u) {
+			e.NoBatch || e.PriorityValue != first.PriorityValue || held(u) != nil {
 			break
 		}
 		out = append(out, e)

@@ -3,6 +3,8 @@ package app
 import (
 	"html/template"
 	"net/http"
+	"slices"
+	"time"
 
 	"github.com/mergequeue/mq/queue"
 )
@@ -20,16 +22,28 @@ td,th{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}th{background:#f
 {{range $i, $e := .Entries}}<tr><td>{{$i}}</td><td>#{{$e.PRNumber}}</td><td>{{$e.PR.Title}}</td><td>{{$e.State}}</td>
 <td>{{$e.StateReason}}</td><td>{{$e.StateReasonDetail}}</td><td>{{$e.PriorityName}}</td></tr>
 {{else}}<tr><td colspan="7">empty</td></tr>{{end}}</table>
+<h3>Recent decisions</h3>
+<table><tr><th>Time (UTC)</th><th>PR</th><th>From</th><th>To</th><th>Reason</th><th>Detail</th></tr>
+{{range .Events}}<tr><td>{{.At.UTC.Format "2006-01-02 15:04:05"}}</td><td>#{{.PRNumber}}</td><td>{{.From}}</td><td>{{.To}}</td>
+<td>{{.Reason}}</td><td>{{.Detail}}</td></tr>
+{{else}}<tr><td colspan="6">none in the last day</td></tr>{{end}}</table>
 {{else}}<p>No queues yet. Create one with <code>POST /v1/createQueue</code>.</p>{{end}}
 </body></html>`))
 
 type dashboardQueue struct {
 	Queue   *queue.Queue
 	Entries []*queue.Entry
+	// Events are the latest state changes, newest first.
+	Events []queue.Event
 }
 
+// dashboardEvents is how many recent state changes a queue shows.
+const dashboardEvents = 30
+
 // dashboard shows every queue with its active entries (admitted ones in
-// queue order, then those not ready yet). It refreshes itself.
+// queue order, then those not ready yet) and its latest decisions with
+// their reasons, so a PR that left the queue can be explained. It
+// refreshes itself.
 func (a *App) dashboard(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	queues, err := a.store.ListQueues(ctx)
@@ -52,7 +66,15 @@ func (a *App) dashboard(w http.ResponseWriter, r *http.Request) {
 				ordered = append(ordered, e)
 			}
 		}
-		view = append(view, dashboardQueue{Queue: q, Entries: ordered})
+		events, err := a.store.ListEvents(ctx, q.ID, time.Now().Add(-24*time.Hour))
+		if err != nil {
+			a.log.Error().Err(err).Msg("dashboard: failed to list events")
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
+		events = events[max(len(events)-dashboardEvents, 0):]
+		slices.Reverse(events)
+		view = append(view, dashboardQueue{Queue: q, Entries: ordered, Events: events})
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	if err := dashboardPage.Execute(w, view); err != nil {

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/mergequeue/mq/app/notify"
 	"github.com/mergequeue/mq/githubx"
 	"github.com/mergequeue/mq/handlers"
 	"github.com/mergequeue/mq/handlers/api"
@@ -41,6 +43,7 @@ type App struct {
 	handler   http.Handler
 	botLogin  string
 	inboxDone chan struct{}
+	notifier  *notify.Notifier
 }
 
 // New validates the configuration, opens the store, proves the GitHub App
@@ -91,6 +94,11 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 		_ = store.Close()
 		return nil, fmt.Errorf("failed to create the webhook receiver: %w", err)
 	}
+	var targets []notify.Target
+	for _, n := range cfg.Notifications {
+		targets = append(targets, notify.Target{URL: n.URL, Secret: n.Secret, Kind: notify.Kind(n.Kind)})
+	}
+	a.notifier = notify.New(store, notify.Options{Targets: targets, DetailsURL: strings.TrimRight(cfg.Server.PublicURL, "/") + "/"})
 	restAPI := api.New(a.svc, store, api.Options{Host: cfg.GitHub.Host, Now: opts.Now, Logger: log})
 	a.handler = a.routes(receiver, restAPI)
 	log.Info().Str("app", slug).Str("bot", a.botLogin).Str("database", store.Path()).Msg("merge queue ready")
@@ -133,6 +141,7 @@ func (a *App) Start(ctx context.Context) error {
 	for _, q := range queues {
 		a.workers.Wake(q.ID)
 	}
+	a.notifier.Start(ctx)
 	a.inboxDone = make(chan struct{})
 	go func() {
 		defer close(a.inboxDone)
@@ -166,6 +175,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 // the store.
 func (a *App) Close() error {
 	a.workers.Wait()
+	a.notifier.Wait()
 	if a.inboxDone != nil {
 		<-a.inboxDone
 	}

@@ -108,7 +108,9 @@ func (s *Service) transition(ctx context.Context, q *Queue, t Transition) error 
 		if err := tx.SaveEntry(ctx, e); err != nil {
 			return err
 		}
-		if from == t.To {
+		// The log holds state changes, and a new test run of an entry
+		// already testing (a bisection, a restart in place).
+		if from == t.To && !(t.To == StateTesting && oldDetail != t.Detail) {
 			return nil
 		}
 		return tx.AddEvent(ctx, &Event{QueueID: q.ID, EntryID: e.ID, PRNumber: e.PRNumber, At: now,

@@ -36,6 +36,8 @@ type Options struct {
 	ReconcileInterval time.Duration
 	// Host is the GitHub host name queues use (default "github.com").
 	Host string
+	// Notifications are the endpoints queue activity is sent to (SPEC §8).
+	Notifications []app.NotificationTarget
 }
 
 // Env is a running fake GitHub plus a running app.
@@ -94,6 +96,7 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 	cfg.GitHub.App.WebhookSecret = secret
 	cfg.Database.Path = filepath.Join(e.dir, "mq.db")
 	cfg.Engine.ReconcileInterval = opts.ReconcileInterval
+	cfg.Notifications = opts.Notifications
 	e.cfg = cfg
 	if err := e.startApp(ctx); err != nil {
 		e.Close()

@@ -31,8 +31,15 @@ type harness struct {
 
 func newHarness(t *testing.T, ci fakegithub.CIOptions) *harness {
 	t.Helper()
+	return newHarnessWith(t, Options{CI: ci})
+}
+
+// newHarnessWith starts a sandbox with opts (Dir and ReconcileInterval are
+// set here).
+func newHarnessWith(t *testing.T, opts Options) *harness {
+	t.Helper()
 	ctx := context.Background()
-	opts := Options{Dir: t.TempDir(), CI: ci, ReconcileInterval: time.Second}
+	opts.Dir, opts.ReconcileInterval = t.TempDir(), time.Second
 	if os.Getenv("MQ_TEST_LOG") != "" {
 		l := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).With().Timestamp().Logger()
 		opts.Logger = &l

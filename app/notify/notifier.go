@@ -1,0 +1,169 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/sqlite"
+)
+
+// Store is what a Notifier reads and keeps its cursors in.
+type Store interface {
+	Lookup
+	EventsAfter(ctx context.Context, afterID int64, limit int) ([]queue.Event, error)
+	NotificationCursor(ctx context.Context, target string) (sqlite.NotificationCursor, error)
+	SaveNotificationCursor(ctx context.Context, c sqlite.NotificationCursor) error
+}
+
+// Options configure a Notifier; zero values take the defaults.
+type Options struct {
+	Targets []Target
+	// DetailsURL is where a reader learns more (the dashboard).
+	DetailsURL string
+	Client     *http.Client     // default: 10 s timeout
+	Now        func() time.Time // default: time.Now
+	// Poll is how often the event log is read when idle (default 1 s).
+	Poll time.Duration
+	// MaxBackoff caps the wait between retries (default 10 min).
+	MaxBackoff time.Duration
+}
+
+// batchSize bounds the events read per step.
+const batchSize = 100
+
+// Notifier delivers the event log to the targets.
+type Notifier struct {
+	store Store
+	opts  Options
+	wg    sync.WaitGroup
+}
+
+// New returns a Notifier; Start runs it.
+func New(store Store, opts Options) *Notifier {
+	if opts.Client == nil {
+		opts.Client = &http.Client{Timeout: 10 * time.Second}
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = time.Second
+	}
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = 10 * time.Minute
+	}
+	return &Notifier{store: store, opts: opts}
+}
+
+// Start delivers to every target, one goroutine each, until ctx ends.
+func (n *Notifier) Start(ctx context.Context) {
+	for _, t := range n.opts.Targets {
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			n.run(ctx, t)
+		}()
+	}
+}
+
+// Wait returns once the goroutines started by Start have ended.
+func (n *Notifier) Wait() { n.wg.Wait() }
+
+func (n *Notifier) run(ctx context.Context, t Target) {
+	log := zerolog.Ctx(ctx).With().Str("notify", t.URL).Str("kind", string(t.Kind)).Logger()
+	ctx = log.WithContext(ctx)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		wait, err := n.Step(ctx, t)
+		if err != nil && ctx.Err() == nil {
+			log.Warn().Err(err).Msg("notification delivery")
+		}
+		timer.Reset(wait)
+	}
+}
+
+// Step delivers the target's due events, in order, and returns how long to
+// wait before the next step: zero when more events are waiting, the poll
+// interval when it caught up, the backoff after a failed delivery (whose
+// error it returns; the event is tried again next time).
+func (n *Notifier) Step(ctx context.Context, t Target) (time.Duration, error) {
+	c, err := n.store.NotificationCursor(ctx, t.key())
+	if err != nil {
+		return n.opts.Poll, err
+	}
+	now := n.opts.Now()
+	if wait := c.NextAttemptAt.Sub(now); wait > 0 {
+		return wait, nil
+	}
+	events, err := n.store.EventsAfter(ctx, c.LastEventID, batchSize)
+	if err != nil {
+		return n.opts.Poll, err
+	}
+	for _, ev := range events {
+		if err := n.deliver(ctx, t, ev, now); err != nil {
+			var de *deliveryError
+			if errors.As(err, &de) && de.Permanent {
+				zerolog.Ctx(ctx).Error().Err(err).Int64("event", ev.ID).Msg("notification refused; skipped")
+			} else {
+				c.Attempts++
+				c.NextAttemptAt, c.LastError = now.Add(n.backoff(c.Attempts)), err.Error()
+				if serr := n.store.SaveNotificationCursor(ctx, c); serr != nil {
+					return n.opts.Poll, serr
+				}
+				return n.backoff(c.Attempts), err
+			}
+		}
+		c.LastEventID, c.Attempts, c.NextAttemptAt, c.LastError = ev.ID, 0, time.Time{}, ""
+		if err := n.store.SaveNotificationCursor(ctx, c); err != nil {
+			return n.opts.Poll, err
+		}
+	}
+	if len(events) == batchSize {
+		return 0, nil
+	}
+	return n.opts.Poll, nil
+}
+
+// deliver sends an event's messages to the target. Slack targets get only
+// the decisions a channel cares about: an entry or a batch ended, or a
+// batch failed.
+func (n *Notifier) deliver(ctx context.Context, t Target, ev queue.Event, now time.Time) error {
+	msgs, err := messages(ctx, n.store, ev, n.opts.DetailsURL)
+	if errors.Is(err, queue.ErrNotFound) {
+		return &deliveryError{Permanent: true, Err: err} // its queue was deleted since
+	}
+	if err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		if t.Kind == Slack && m.Action != "merged" && m.Action != "failed" && m.Action != "canceled" {
+			continue
+		}
+		if err := send(ctx, n.opts.Client, t, m, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// backoff is the wait after the n-th failed attempt: 1 s, 2 s, 4 s, …
+// capped at MaxBackoff.
+func (n *Notifier) backoff(attempts int) time.Duration {
+	d := time.Second
+	for i := 1; i < attempts && d < n.opts.MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, n.opts.MaxBackoff)
+}

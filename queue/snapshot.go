@@ -256,7 +256,15 @@ func (s *Snapshot) parallelUnits(chain []*Entry) []unit {
 	}
 	out := make([]unit, n)
 	for i, g := range groups {
-		var ahead []*Entry
+		size := 0
+		for w, set := range deps[i] {
+			for set != 0 {
+				b := set & -set
+				size += len(groups[w*64+bits.TrailingZeros64(b)])
+				set ^= b
+			}
+		}
+		ahead := make([]*Entry, 0, size)
 		for w, set := range deps[i] {
 			for set != 0 {
 				b := set & -set
@@ -299,17 +307,23 @@ func (s *Snapshot) unitTargets(es []*Entry) *TargetSet {
 // (parallel mode); and the rest of that sequence is exactly `ahead` followed
 // by `entries`. Otherwise it names the restart reason.
 func (s *Snapshot) unitValid(r *TestRun, ahead, entries []*Entry) (bool, Reason) {
-	seq := append(append([]string{}, r.Ahead...), r.EntryIDs...)
+	seq := make([]string, 0, len(r.Ahead)+len(r.EntryIDs))
+	seq = append(append(seq, r.Ahead...), r.EntryIDs...)
 	rest, ok := s.walkToHead(r.BaseSHA, seq, entries)
 	if !ok {
 		return false, ReasonRestartedBaseMoved
 	}
-	want := append(ids(ahead), ids(entries)...)
-	if len(rest) != len(want) {
+	if len(rest) != len(ahead)+len(entries) {
 		return false, ReasonRestartedDependencyRemoved
 	}
-	for i := range rest {
-		if rest[i] != want[i] {
+	for i, id := range rest {
+		want := ""
+		if i < len(ahead) {
+			want = ahead[i].ID
+		} else {
+			want = entries[i-len(ahead)].ID
+		}
+		if id != want {
 			return false, ReasonRestartedDependencyRemoved
 		}
 	}

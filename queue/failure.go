@@ -4,9 +4,9 @@ import "fmt"
 
 // failedUnit handles a unit whose (still valid) run failed (SPEC §5.3,
 // §5.4): while a unit ahead is undecided its entries wait in
-// pending_failure; then a batch is bisected, and a single entry waits for
-// pendingFailureDepth successor runs, is vouched for by a passing one
-// (canOptimisticallyMerge), or is the culprit.
+// pending_failure; then the unit waits for pendingFailureDepth successor
+// runs and is vouched for by a passing one (canOptimisticallyMerge);
+// otherwise a batch is bisected and a single entry is the culprit.
 func (p *planner) failedUnit(ahead []*Entry, u unit) Action {
 	r := u.run
 	if allVouched(u.entries) {
@@ -26,10 +26,7 @@ func (p *planner) failedUnit(ahead []*Entry, u unit) Action {
 		}
 	}
 	// Everything ahead passed, so the failure is this unit's own.
-	if len(u.entries) > 1 {
-		return p.startBisection(ahead, u.entries[:len(u.entries)/2], r)
-	}
-	return p.culprit(u.entries[0], r)
+	return p.culprit(ahead, u)
 }
 
 // waitFailed puts the unit's entries in pending_failure with detail.
@@ -62,21 +59,25 @@ func (p *planner) startBisection(ahead, part []*Entry, parent *TestRun) Action {
 	return a
 }
 
-// culprit decides a failed single entry whose units ahead all passed.
+// culprit decides a failed unit whose units ahead all passed: it waits for
+// pendingFailureDepth successor runs containing it, is vouched for by a
+// passing one (canOptimisticallyMerge: a flake absorbed, batch or not), or
+// is the culprit: a batch is bisected, a single entry fails.
 // Only runs still valid on the current target head count as evidence: a
 // run built on a base that moved (or on units that left, or before a mode
-// switch) says nothing about the tree the entry would land in.
-func (p *planner) culprit(e *Entry, r *TestRun) Action {
+// switch) says nothing about the tree the unit would land in.
+func (p *planner) culprit(ahead []*Entry, u unit) Action {
 	st := p.q.Settings
+	r, first := u.run, u.entries[0]
 	var finished, running int
 	var voucher *TestRun
 	_, _, units := p.layout()
-	for _, u := range units {
-		o := u.run
-		if o == nil || !contains(o.Ahead, e.ID) || !contains(ids(u.ahead), e.ID) {
+	for _, v := range units {
+		o := v.run
+		if o == nil || !contains(o.Ahead, first.ID) || !contains(ids(v.ahead), first.ID) {
 			continue
 		}
-		if ok, _ := p.s.unitValid(o, u.ahead, u.entries); !ok {
+		if ok, _ := p.s.unitValid(o, v.ahead, v.entries); !ok {
 			continue
 		}
 		switch o.Status {
@@ -92,14 +93,21 @@ func (p *planner) culprit(e *Entry, r *TestRun) Action {
 		}
 	}
 	if voucher != nil && st.CanOptimisticallyMerge {
-		return Transition{EntryID: e.ID, To: StateTestsPassed, Reason: ReasonVouched,
-			Detail: fmt.Sprintf("its own run failed (%s), but a later run containing it passed (%s): treated as a flake", r.FailureDetail, prList(voucher.PRNumbers))}
+		for _, e := range u.entries {
+			if !e.Vouched {
+				return Transition{EntryID: e.ID, To: StateTestsPassed, Reason: ReasonVouched,
+					Detail: fmt.Sprintf("its own run failed (%s), but a later run containing it passed (%s): treated as a flake", r.FailureDetail, prList(voucher.PRNumbers))}
+			}
+		}
+		return nil
 	}
-	if want := st.PendingFailureDepth; finished < want && (running > 0 || p.successorsCanStart(e)) {
-		return p.waitFailed(unit{entries: []*Entry{e}, run: r},
-			fmt.Sprintf("tests failed (%s); waiting for %d more run(s) behind it before deciding", r.FailureDetail, want-finished))
+	if want := st.PendingFailureDepth; finished < want && (running > 0 || p.successorsCanStart(first)) {
+		return p.waitFailed(u, fmt.Sprintf("tests failed (%s); waiting for %d more run(s) behind it before deciding", r.FailureDetail, want-finished))
 	}
-	return Transition{EntryID: e.ID, To: StateFailed, Reason: r.FailureReason, Detail: r.FailureDetail, ClearRun: true}
+	if len(u.entries) > 1 {
+		return p.startBisection(ahead, u.entries[:len(u.entries)/2], r)
+	}
+	return Transition{EntryID: first.ID, To: StateFailed, Reason: r.FailureReason, Detail: r.FailureDetail, ClearRun: true}
 }
 
 // successorsCanStart reports whether some admitted entry whose tests would

@@ -94,6 +94,23 @@ func TestStrategies(t *testing.T) {
 			r.FailureReason, r.FailureDetail = ReasonTestsFailed, "ci failed"
 			b.batchRun("h1", []*Entry{e1}, RunSucceeded, "H0").Bisection = true
 		}, t0, Transition{EntryID: "e2", To: StateFailed, Reason: ReasonTestsFailed, Detail: "ci failed", ClearRun: true}},
+		{"a failed batch waits for pendingFailureDepth successors before bisecting", func(b *builder) {
+			b.s.Queue.Settings.PendingFailureDepth = 1
+			e1, e2 := b.entry(1, StateTesting), b.entry(2, StateTesting)
+			r := b.batchRun("r", []*Entry{e1, e2}, RunFailed, "H0")
+			r.FailureReason, r.FailureDetail = ReasonTestsFailed, "ci failed"
+			b.run(b.entry(3, StateTesting), RunInProgress, "H0", "e1", "e2")
+		}, t0, Transition{EntryID: "e1", To: StatePendingFailure, Reason: ReasonTestsFailed,
+			Detail: "tests failed (ci failed); waiting for 1 more run(s) behind it before deciding"}},
+		{"a failed batch is vouched for by a passing successor (optimistic merging)", func(b *builder) {
+			b.s.Queue.Settings.PendingFailureDepth, b.s.Queue.Settings.CanOptimisticallyMerge = 1, true
+			e1, e2 := b.entry(1, StateTestsPassed), b.entry(2, StatePendingFailure)
+			r := b.batchRun("r", []*Entry{e1, e2}, RunFailed, "H0")
+			r.FailureReason, r.FailureDetail = ReasonTestsFailed, "ci failed"
+			e1.Vouched = true // the first entry is vouched already: the second follows
+			b.run(b.entry(3, StateTestsPassed), RunSucceeded, "H0", "e1", "e2").PRNumbers = []int{3}
+		}, t0, Transition{EntryID: "e2", To: StateTestsPassed, Reason: ReasonVouched,
+			Detail: "its own run failed (ci failed), but a later run containing it passed (#3): treated as a flake"}},
 		{"bisection runs wait for a bisection slot", func(b *builder) {
 			b.s.Queue.Settings.BisectionConcurrency = 1
 			e1, e2 := b.entry(1, StateTesting), b.entry(2, StateTesting)

@@ -24,7 +24,7 @@ const (
 
 // harness is one sandbox for one test, with an API token.
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	env   *Env
 	token string
 }
@@ -36,7 +36,7 @@ func newHarness(t *testing.T, ci fakegithub.CIOptions) *harness {
 
 // newHarnessWith starts a sandbox with opts (Dir and ReconcileInterval are
 // set here).
-func newHarnessWith(t *testing.T, opts Options) *harness {
+func newHarnessWith(t testing.TB, opts Options) *harness {
 	t.Helper()
 	ctx := context.Background()
 	opts.Dir, opts.ReconcileInterval = t.TempDir(), time.Second

@@ -387,12 +387,18 @@ func (c *Config) Validate() error {
 		add("engine.reconcile_interval: %s must be positive", c.Engine.ReconcileInterval)
 	}
 	errs = append(errs, c.validateQueues()...)
+	seen := map[string]int{}
 	for i, n := range c.Notifications {
 		key := fmt.Sprintf("notifications[%d]", i)
 		errs = appendURLErr(errs, key+".url", n.URL)
 		if n.Kind != NotifyWebhook && n.Kind != NotifySlack {
 			add("%s.kind: %q is not one of webhook, slack", key, n.Kind)
 		}
+		// A target's delivery cursor is keyed by kind and URL.
+		if j, dup := seen[string(n.Kind)+" "+n.URL]; dup {
+			add("%s: the same %s target as notifications[%d]", key, n.Kind, j)
+		}
+		seen[string(n.Kind)+" "+n.URL] = i
 	}
 	return errors.Join(errs...)
 }

@@ -332,6 +332,9 @@ func TestValidate(t *testing.T) {
 		{"bad notification", func(c *Config) {
 			c.Notifications = []NotificationTarget{{URL: "nope", Kind: "email"}}
 		}, []string{"notifications[0].url", `notifications[0].kind: "email"`}},
+		{"duplicate notification target", func(c *Config) {
+			c.Notifications = []NotificationTarget{{URL: "https://x.example/h", Kind: NotifyWebhook}, {URL: "https://x.example/h", Kind: NotifyWebhook}}
+		}, []string{"notifications[1]: the same webhook target as notifications[0]"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,7 +18,7 @@ func (p *planner) failedUnit(ahead []*Entry, u unit) Action {
 	// again on top of the first half, at once, like any speculative unit.
 	exact := len(r.EntryIDs) == len(u.entries)
 	if !exact && p.q.Settings.OptimizationMode != OptimizationBisectionSkipTests {
-		return p.startBisection(ahead, u.entries, r)
+		return p.startBisection(ahead, u.entries[:min(p.bisectionChunk(len(r.EntryIDs)), len(u.entries))], r)
 	}
 	for _, a := range ahead {
 		if a.State != StateTestsPassed {
@@ -27,6 +27,13 @@ func (p *planner) failedUnit(ahead []*Entry, u unit) Action {
 	}
 	// Everything ahead passed, so the failure is this unit's own.
 	return p.culprit(ahead, u)
+}
+
+// bisectionChunk is the size of the parts a failed unit of n entries is
+// split into: n / bisectionParts rounded up (halves by default).
+func (p *planner) bisectionChunk(n int) int {
+	parts := min(p.q.Settings.EffectiveBisectionParts(), n)
+	return (n + parts - 1) / parts
 }
 
 // waitFailed puts the unit's entries in pending_failure with detail.
@@ -105,7 +112,7 @@ func (p *planner) culprit(ahead []*Entry, u unit) Action {
 		return p.waitFailed(u, fmt.Sprintf("tests failed (%s); waiting for %d more run(s) behind it before deciding", r.FailureDetail, want-finished))
 	}
 	if len(u.entries) > 1 {
-		return p.startBisection(ahead, u.entries[:len(u.entries)/2], r)
+		return p.startBisection(ahead, u.entries[:p.bisectionChunk(len(u.entries))], r)
 	}
 	return Transition{EntryID: first.ID, To: StateFailed, Reason: r.FailureReason, Detail: r.FailureDetail, ClearRun: true}
 }

@@ -41,6 +41,7 @@ type QueueUpdate struct {
 	StateLabelsEnabled     *bool
 	ExtensionEnabled       *bool
 	NotReadyTimeoutHours   *int
+	BisectionParts         *int
 }
 
 // ApplySettings returns s changed by every settings field of u (Mode
@@ -75,6 +76,7 @@ func (u QueueUpdate) ApplySettings(s Settings) (Settings, error) {
 	setBool(&s.CommandsEnabled, u.CommandsEnabled)
 	setBool(&s.StatusCheckEnabled, u.StatusCheckEnabled)
 	set(&s.BisectionConcurrency, u.BisectionConcurrency)
+	set(&s.BisectionParts, u.BisectionParts)
 	switch {
 	case u.DeleteRequiredStatuses:
 		s.RequiredStatuses = nil

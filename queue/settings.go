@@ -31,6 +31,8 @@ func (s Settings) Validate() error {
 		return Inputf("bisectionConcurrency must not be negative")
 	case s.NotReadyTimeoutHours < 0:
 		return Inputf("notReadyTimeoutHours must not be negative")
+	case s.BisectionParts != 0 && (s.BisectionParts < 2 || s.BisectionParts > 100):
+		return Inputf("bisectionParts must be between 2 and 100, got %d", s.BisectionParts)
 	}
 	return nil
 }

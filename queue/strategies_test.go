@@ -80,6 +80,17 @@ func TestStrategies(t *testing.T) {
 			h1 := b.batchRun("h1", []*Entry{e1, e2}, RunInProgress, "H0")
 			h1.Bisection = true
 		}, t0, StartRun{Unit: []string{"e3", "e4"}, Ahead: []string{"e1", "e2"}, BaseSHA: "H0", From: "t-h1", Merge: []string{"e3", "e4"}, Bisection: true, Parent: "r"}},
+		{"bisectionParts 4: a failed batch of 4 is split into single entries", func(b *builder) {
+			b.s.Queue.Settings.BisectionParts = 4
+			es := []*Entry{b.entry(1, StateTesting), b.entry(2, StateTesting), b.entry(3, StateTesting), b.entry(4, StateTesting)}
+			b.batchRun("r", es, RunFailed, "H0").FailureReason = ReasonTestsFailed
+		}, t0, StartRun{Unit: []string{"e1"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1"}, Bisection: true, Parent: "r"}},
+		{"bisectionParts 4: the next part is tested at once on top of the first", func(b *builder) {
+			b.s.Queue.Settings.BisectionParts = 4
+			e1, e2, e3, e4 := b.entry(1, StateTesting), b.entry(2, StatePendingFailure), b.entry(3, StatePendingFailure), b.entry(4, StatePendingFailure)
+			b.batchRun("r", []*Entry{e1, e2, e3, e4}, RunFailed, "H0").FailureReason = ReasonTestsFailed
+			b.batchRun("p1", []*Entry{e1}, RunInProgress, "H0").Bisection = true
+		}, t0, StartRun{Unit: []string{"e2"}, Ahead: []string{"e1"}, BaseSHA: "H0", From: "t-p1", Merge: []string{"e2"}, Bisection: true, Parent: "r"}},
 		{"skip-redundant: the second half waits for the first instead of a retest", func(b *builder) {
 			b.s.Queue.Settings.OptimizationMode = OptimizationBisectionSkipTests
 			e1, e2, e3, e4 := b.entry(1, StateTesting), b.entry(2, StateTesting), b.entry(3, StateTesting), b.entry(4, StateTesting)

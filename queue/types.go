@@ -123,6 +123,10 @@ type Settings struct {
 	StateLabelsEnabled   bool
 	ExtensionEnabled     bool
 	NotReadyTimeoutHours int
+	// BisectionParts is how many parts a failed batch is split into, in
+	// order, each tested on top of the previous (our extension; 0 = 2, the
+	// halves of SPEC §5.4). More parts find a culprit in fewer rounds.
+	BisectionParts int
 }
 
 // DefaultSettings are the settings of a new queue (SPEC §7).
@@ -151,6 +155,14 @@ func (s Settings) EffectiveBisectionConcurrency() int {
 		return s.BisectionConcurrency
 	}
 	return s.Concurrency
+}
+
+// EffectiveBisectionParts is BisectionParts, or 2 (halves) when unset.
+func (s Settings) EffectiveBisectionParts() int {
+	if s.BisectionParts >= 2 {
+		return s.BisectionParts
+	}
+	return 2
 }
 
 // EffectiveBatchingMaxSize is BatchingMaxSize, or BatchingMinSize when unset.

@@ -97,6 +97,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.ours.PendingFailureDepth, "ours-depth", 0, "our pendingFailureDepth")
 	fs.BoolVar(&o.ours.CanOptimisticallyMerge, "ours-optimistic", false, "our canOptimisticallyMerge")
 	fs.BoolVar(&o.ours.SkipRedundantTests, "ours-skip-redundant", false, "optimizationMode bisection_skip_redundant_tests")
+	fs.IntVar(&o.ours.BisectionParts, "ours-bisection-parts", 0, "our bisectionParts: parts a failed batch is split into (0 = halves)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

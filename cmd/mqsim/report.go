@@ -168,5 +168,8 @@ func oursFlags(c sim.OursConfig) []string {
 	if c.SkipRedundantTests {
 		out = append(out, "-ours-skip-redundant")
 	}
+	if c.BisectionParts > 0 {
+		out = append(out, fmt.Sprintf("-ours-bisection-parts %d", c.BisectionParts))
+	}
 	return out
 }

@@ -34,6 +34,7 @@ type queueFields struct {
 	StateLabelsEnabled          *bool     `json:"stateLabelsEnabled"`
 	ExtensionEnabled            *bool     `json:"extensionEnabled"`
 	NotReadyTimeoutHours        *int      `json:"notReadyTimeoutHours"`
+	BisectionParts              *int      `json:"bisectionParts"`
 }
 
 // update turns the fields into a queue.QueueUpdate, parsing enums in any
@@ -63,6 +64,7 @@ func (f *queueFields) update() (queue.QueueUpdate, error) {
 		StateLabelsEnabled:          f.StateLabelsEnabled,
 		ExtensionEnabled:            f.ExtensionEnabled,
 		NotReadyTimeoutHours:        f.NotReadyTimeoutHours,
+		BisectionParts:              f.BisectionParts,
 	}
 	for _, p := range []struct {
 		name string

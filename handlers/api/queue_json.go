@@ -34,6 +34,7 @@ type queueJSON struct {
 	ExtensionEnabled     bool   `json:"extensionEnabled"`
 	BatchingMaxSize      int    `json:"batchingMaxSize"`
 	NotReadyTimeoutHours int    `json:"notReadyTimeoutHours"`
+	BisectionParts       int    `json:"bisectionParts"`
 }
 
 // newQueueJSON renders q. mode is the effective mode (the pending one while
@@ -68,5 +69,6 @@ func newQueueJSON(q *queue.Queue) queueJSON {
 		ExtensionEnabled:            s.ExtensionEnabled,
 		BatchingMaxSize:             s.EffectiveBatchingMaxSize(),
 		NotReadyTimeoutHours:        s.NotReadyTimeoutHours,
+		BisectionParts:              s.EffectiveBisectionParts(),
 	}
 }

@@ -116,6 +116,7 @@ var queueShape = map[string]string{
 	"extensionEnabled":            "boolean",
 	"batchingMaxSize":             "integer",
 	"notReadyTimeoutHours":        "integer",
+	"bisectionParts":              "integer",
 }
 
 // enqueuedShape is seed §2.4.

@@ -32,7 +32,7 @@ var everyField = []string{
 	`"requiredStatuses":["ci/test","lint"]`, `"directMergeMode":"Always"`,
 	`"optimizationMode":"BISECTION_SKIP_REDUNDANT_TESTS"`, `"mergeMethod":"Merge_Commit"`,
 	`"enqueueingLabel":"ship-it"`, `"labelCommandsEnabled":false`, `"stateLabelsEnabled":true`,
-	`"extensionEnabled":false`, `"notReadyTimeoutHours":24`,
+	`"extensionEnabled":false`, `"notReadyTimeoutHours":24`, `"bisectionParts":4`,
 }
 
 // everyFieldUpdate is what everyField decodes to.
@@ -45,7 +45,7 @@ func everyFieldUpdate() queue.QueueUpdate {
 		RequiredStatuses: ptr([]string{"ci/test", "lint"}), DirectMergeMode: ptr(queue.DirectMergeAlways),
 		OptimizationMode: ptr(queue.OptimizationBisectionSkipTests), MergeMethod: ptr(queue.MergeCommit),
 		EnqueueingLabel: ptr("ship-it"), LabelCommandsEnabled: ptr(false), StateLabelsEnabled: ptr(true),
-		ExtensionEnabled: ptr(false), NotReadyTimeoutHours: ptr(24),
+		ExtensionEnabled: ptr(false), NotReadyTimeoutHours: ptr(24), BisectionParts: ptr(4),
 	}
 }
 
@@ -184,7 +184,7 @@ func TestCreateQueueAcceptsEveryField(t *testing.T) {
 
 func TestCreateQueueRefusesBadFieldsBeforeTheService(t *testing.T) {
 	t.Parallel()
-	for _, extra := range []string{`"batchingMinSize":5,"batchingMaxSize":2`, `"concurrency":1001`, `"enqueueingLabel":""`,
+	for _, extra := range []string{`"batchingMinSize":5,"batchingMaxSize":2`, `"concurrency":1001`, `"enqueueingLabel":""`, `"bisectionParts":1`,
 		`"requiredStatuses":[""]`, `"state":"switching_modes"`, `"mergeMethod":"octopus"`} {
 		h := newHarness(t)
 		r := h.post("createQueue", body(extra))

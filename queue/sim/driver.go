@@ -178,6 +178,9 @@ func (d *Driver) randomSettings(checks []string) queue.Settings {
 	}
 	s.CommentsEnabled = r.IntN(2) == 0
 	s.StatusCheckEnabled = r.IntN(2) == 0
+	if r.IntN(2) == 0 {
+		s.BisectionParts = 2 + r.IntN(4)
+	}
 	return s
 }
 
@@ -186,10 +189,10 @@ func describeSettings(s queue.Settings) string {
 	if s.RequiredStatuses != nil {
 		required = fmt.Sprint(s.RequiredStatuses)
 	}
-	return fmt.Sprintf("{%s, direct %s, concurrency %d, requiredStatuses %s, timeout %dm, batch %v min %d max %d wait %dm, pendingFailureDepth %d, optimistic %v, bisectionConcurrency %d, optimization %s, notReadyTimeout %dh, %s}",
+	return fmt.Sprintf("{%s, direct %s, concurrency %d, requiredStatuses %s, timeout %dm, batch %v min %d max %d wait %dm, pendingFailureDepth %d, optimistic %v, bisectionConcurrency %d, bisectionParts %d, optimization %s, notReadyTimeout %dh, %s}",
 		s.Mode, s.DirectMergeMode, s.Concurrency, required, s.TestingTimeoutMinutes, s.Batch, s.BatchingMinSize, s.EffectiveBatchingMaxSize(),
 		s.BatchingMaxWaitTimeMinutes, s.PendingFailureDepth, s.CanOptimisticallyMerge, s.EffectiveBisectionConcurrency(),
-		s.OptimizationMode, s.NotReadyTimeoutHours, s.MergeMethod)
+		s.EffectiveBisectionParts(), s.OptimizationMode, s.NotReadyTimeoutHours, s.MergeMethod)
 }
 
 // Run runs the random steps, then the drain, and returns the first

@@ -49,17 +49,19 @@ const ciSigma = 0.32
 
 // singleCandidates are our engine's candidate settings in single mode at
 // build concurrency k: plain speculation, flake absorption (pending failure
-// depth 1 + optimistic merging), and flake absorption with batches of 2 or
-// of 2 to 4 (waiting up to 5 minutes for a second entry) and parallel
-// bisection.
+// depth 1 + optimistic merging), and flake absorption with batches
+// (waiting up to 5 minutes for a second entry): of 2, bisected in halves,
+// and of 2 to 8 whose failures are split into single entries at once
+// (bisectionParts 8).
 func singleCandidates(k int) []OursConfig {
 	flakes := OursConfig{Concurrency: k, PendingFailureDepth: 1, CanOptimisticallyMerge: true}
-	batched := func(maxSize int) OursConfig {
+	batched := func(maxSize, parts int) OursConfig {
 		c := flakes
 		c.Batch, c.BatchingMinSize, c.BatchingMaxSize, c.BatchingMaxWaitMinutes, c.BisectionConcurrency = true, 2, maxSize, 5, k
+		c.BisectionParts = parts
 		return c
 	}
-	return []OursConfig{{Concurrency: k}, flakes, batched(2), batched(4)}
+	return []OursConfig{{Concurrency: k}, flakes, batched(2, 0), batched(8, 8)}
 }
 
 // Presets returns every preset, in report order.

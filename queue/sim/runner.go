@@ -91,6 +91,7 @@ type OursConfig struct {
 	PendingFailureDepth    int
 	CanOptimisticallyMerge bool
 	SkipRedundantTests     bool
+	BisectionParts         int // 0 = halves
 }
 
 // Settings are the engine settings for c.
@@ -110,6 +111,7 @@ func (c OursConfig) Settings() queue.Settings {
 		s.BatchingMaxWaitTimeMinutes = c.BatchingMaxWaitMinutes
 	}
 	s.BisectionConcurrency = c.BisectionConcurrency
+	s.BisectionParts = c.BisectionParts
 	s.PendingFailureDepth = c.PendingFailureDepth
 	s.CanOptimisticallyMerge = c.CanOptimisticallyMerge
 	if c.SkipRedundantTests {
@@ -135,6 +137,9 @@ func (c OursConfig) Label() string {
 		parts = append(parts, b)
 		if c.BisectionConcurrency > 0 {
 			parts = append(parts, fmt.Sprintf("bis=%d", c.BisectionConcurrency))
+		}
+		if c.BisectionParts > 2 {
+			parts = append(parts, fmt.Sprintf("split=%d", c.BisectionParts))
 		}
 		if c.SkipRedundantTests {
 			parts = append(parts, "skip")

@@ -32,6 +32,7 @@ type settingsDoc struct {
 	StateLabelsEnabled          bool                   `json:"state_labels_enabled"`
 	ExtensionEnabled            bool                   `json:"extension_enabled"`
 	NotReadyTimeoutHours        int                    `json:"not_ready_timeout_hours"`
+	BisectionParts              int                    `json:"bisection_parts"`
 }
 
 func toSettingsDoc(s queue.Settings) settingsDoc {

@@ -42,7 +42,7 @@ var queueTests = []testCase{
 		for i, statuses := range [][]string{nil, {}, {"ci", "lint"}} {
 			q := newQueue(testRepo, string(rune('a'+i)))
 			q.Settings.RequiredStatuses = statuses
-			q.Settings.Batch, q.Settings.BatchingMaxSize, q.Settings.Mode = true, 9, queue.ModeParallel
+			q.Settings.Batch, q.Settings.BatchingMaxSize, q.Settings.Mode, q.Settings.BisectionParts = true, 9, queue.ModeParallel, 5
 			must(t, s.CreateQueue(ctx, q))
 			got, err := s.GetQueueByID(ctx, q.ID)
 			must(t, err)

@@ -198,11 +198,29 @@ func (s *Service) requiredChecks(ctx context.Context, q *Queue) ([]string, bool,
 	if q.Settings.RequiredStatuses != nil {
 		return append([]string{}, q.Settings.RequiredStatuses...), true, nil
 	}
+	now := s.now()
+	s.mu.Lock()
+	c, ok := s.protection[q.ID]
+	s.mu.Unlock()
+	if ok && now.Sub(c.at) < s.opts.ReconcileEvery {
+		return append([]string{}, c.checks...), len(c.checks) > 0, nil
+	}
 	req, err := s.gh.RequiredChecks(ctx, q.Key.Repo, q.Key.Branch)
 	if err != nil {
 		return nil, false, fmt.Errorf("failed to read branch protection of %s: %w", q.Key.Branch, err)
 	}
+	s.mu.Lock()
+	s.protection[q.ID] = protectionRead{checks: req, at: now}
+	s.mu.Unlock()
 	return req, len(req) > 0, nil
+}
+
+// protectionRead is a branch protection's required checks as read at a
+// time; it is reused for one reconcile interval, so a burst of test runs
+// reads it once and a change made on GitHub applies within the interval.
+type protectionRead struct {
+	checks []string
+	at     time.Time
 }
 
 // startRun builds the test branch and starts the run (intent first: a run

@@ -46,6 +46,7 @@ type Service struct {
 	lastReconcile map[int64]time.Time
 	lastPolled    map[string]time.Time         // entry ID → last read of its PR
 	directChecked map[string]string            // entry ID → target head it was found ineligible on
+	protection    map[int64]protectionRead     // queue ID → required checks of its branch protection
 	targets       map[int64]map[int]*TargetSet // queue → PR → indexed targets (nil = none uploaded)
 }
 
@@ -65,7 +66,8 @@ func NewService(store Store, gh GitHub, opts Options) *Service {
 	}
 	return &Service{store: store, gh: gh, opts: opts,
 		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{}, lastPolled: map[string]time.Time{}, directChecked: map[string]string{},
-		targets: map[int64]map[int]*TargetSet{}}
+		protection: map[int64]protectionRead{},
+		targets:    map[int64]map[int]*TargetSet{}}
 }
 
 // SetWake sets the function that wakes a queue's worker.

@@ -11,35 +11,101 @@ import (
 // notify tells the PR about an entry's new state: the sticky status
 // comment (edited in place), the queue's check run, and a fresh comment
 // mentioning the submitter when the entry failed or was cancelled (edits
-// send no notification). Best effort: failures are logged.
+// send no notification). A failed update is logged and tried again on the
+// queue's next Syncs (retrySurfaces) until it goes through.
 func (s *Service) notify(ctx context.Context, q *Queue, e *Entry, from EntryState) {
+	mention := q.Settings.CommentsEnabled && (e.State == StateFailed || e.State == StateCancelled) && from != e.State
+	ok := s.updateSurfaces(ctx, q, e)
+	if mention && !s.postComment(ctx, q, e, failureComment(q, e)) {
+		ok = false
+	} else {
+		mention = false
+	}
+	s.updateLabels(ctx, q, e, from)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.staleSurfaces[e.ID]
+	r.queueID, r.mention = q.ID, r.mention || mention
+	if ok && !r.mention {
+		delete(s.staleSurfaces, e.ID)
+		return
+	}
+	s.staleSurfaces[e.ID] = r
+}
+
+// surfaceRetry is an entry whose PR surfaces are behind its state.
+type surfaceRetry struct {
+	queueID int64
+	mention bool // the failure comment is still to be posted
+}
+
+// updateSurfaces brings the sticky status comment and the check run up to
+// date with the entry; it reports whether both went through.
+func (s *Service) updateSurfaces(ctx context.Context, q *Queue, e *Entry) bool {
 	log := zerolog.Ctx(ctx).With().Int("pr", e.PRNumber).Logger()
 	repo := q.Key.Repo
-	changed := false
+	changed, ok := false, true
 	if q.Settings.CommentsEnabled {
 		id, err := s.gh.UpsertComment(ctx, repo, e.PRNumber, e.StatusCommentID, statusComment(q, e))
 		if err != nil {
-			log.Warn().Err(err).Msg("failed to update the status comment")
+			log.Warn().Err(err).Msg("failed to update the status comment; will retry")
+			ok = false
 		} else if id != e.StatusCommentID {
 			e.StatusCommentID, changed = id, true
-		}
-		if (e.State == StateFailed || e.State == StateCancelled) && from != e.State {
-			s.postComment(ctx, q, e, failureComment(q, e))
 		}
 	}
 	if q.Settings.StatusCheckEnabled && e.PRSHA != "" {
 		id, err := s.gh.UpsertCheckRun(ctx, repo, e.CheckRunID, checkRun(q, e))
 		if err != nil {
-			log.Warn().Err(err).Msg("failed to update the check run")
+			log.Warn().Err(err).Msg("failed to update the check run; will retry")
+			ok = false
 		} else if id != e.CheckRunID {
 			e.CheckRunID, changed = id, true
 		}
 	}
-	s.updateLabels(ctx, q, e, from)
 	if changed {
 		if err := s.saveSurfaceIDs(ctx, e); err != nil {
 			log.Warn().Err(err).Msg("failed to save comment and check run ids")
 		}
+	}
+	return ok
+}
+
+// retrySurfaces retries the PR updates of the queue's entries that failed
+// before (their current state is shown, and a failure comment still owed
+// is posted). Entries that ended are retried too; deleted ones dropped.
+func (s *Service) retrySurfaces(ctx context.Context, q *Queue) {
+	s.mu.Lock()
+	var due []string
+	for id, r := range s.staleSurfaces {
+		if r.queueID == q.ID {
+			due = append(due, id)
+		}
+	}
+	s.mu.Unlock()
+	for _, id := range due {
+		e, err := s.store.GetEntryByID(ctx, id)
+		if err != nil {
+			s.mu.Lock()
+			delete(s.staleSurfaces, id)
+			s.mu.Unlock()
+			continue
+		}
+		s.mu.Lock()
+		r := s.staleSurfaces[id]
+		s.mu.Unlock()
+		ok := s.updateSurfaces(ctx, q, e)
+		if r.mention && ok {
+			r.mention = !s.postComment(ctx, q, e, failureComment(q, e))
+			ok = !r.mention
+		}
+		s.mu.Lock()
+		if ok {
+			delete(s.staleSurfaces, id)
+		} else {
+			s.staleSurfaces[id] = r
+		}
+		s.mu.Unlock()
 	}
 }
 
@@ -54,11 +120,13 @@ func (s *Service) saveSurfaceIDs(ctx context.Context, e *Entry) error {
 	return s.store.SaveEntry(ctx, cur)
 }
 
-// postComment posts a new comment (best effort).
-func (s *Service) postComment(ctx context.Context, q *Queue, e *Entry, body string) {
+// postComment posts a new comment and reports whether it went through.
+func (s *Service) postComment(ctx context.Context, q *Queue, e *Entry, body string) bool {
 	if _, err := s.gh.UpsertComment(ctx, q.Key.Repo, e.PRNumber, 0, body); err != nil {
 		zerolog.Ctx(ctx).Warn().Err(err).Int("pr", e.PRNumber).Msg("failed to post a comment")
+		return false
 	}
+	return true
 }
 
 var stateWords = map[EntryState]string{

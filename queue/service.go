@@ -47,6 +47,7 @@ type Service struct {
 	lastPolled    map[string]time.Time         // entry ID → last read of its PR
 	directChecked map[string]string            // entry ID → target head it was found ineligible on
 	protection    map[int64]protectionRead     // queue ID → required checks of its branch protection
+	staleSurfaces map[string]surfaceRetry      // entry ID → PR updates to retry
 	targets       map[int64]map[int]*TargetSet // queue → PR → indexed targets (nil = none uploaded)
 }
 
@@ -66,8 +67,8 @@ func NewService(store Store, gh GitHub, opts Options) *Service {
 	}
 	return &Service{store: store, gh: gh, opts: opts,
 		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{}, lastPolled: map[string]time.Time{}, directChecked: map[string]string{},
-		protection: map[int64]protectionRead{},
-		targets:    map[int64]map[int]*TargetSet{}}
+		protection: map[int64]protectionRead{}, staleSurfaces: map[string]surfaceRetry{},
+		targets: map[int64]map[int]*TargetSet{}}
 }
 
 // SetWake sets the function that wakes a queue's worker.
@@ -123,6 +124,10 @@ func (s *Service) Sync(ctx context.Context, queueID int64) (time.Time, error) {
 			if err != nil {
 				wake = s.now().Add(5 * time.Second)
 			}
+			func() {
+				defer s.lock(queueID)()
+				s.retrySurfaces(ctx, q)
+			}()
 			return wake, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -44,6 +45,8 @@ type App struct {
 	botLogin  string
 	inboxDone chan struct{}
 	notifier  *notify.Notifier
+	now       func() time.Time
+	bg        sync.WaitGroup // background loops started by Start
 }
 
 // New validates the configuration, opens the store, proves the GitHub App
@@ -76,7 +79,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to open the database: %w", err)
 	}
-	a := &App{cfg: cfg, log: log, store: store, gh: gh, botLogin: cfg.BotLoginFor(slug), metrics: newMetrics()}
+	a := &App{cfg: cfg, log: log, store: store, gh: gh, botLogin: cfg.BotLoginFor(slug), metrics: newMetrics(), now: opts.Now}
 	a.workers = NewWorkers(nil, cfg.Engine.ReconcileInterval, opts.Now)
 	a.svc = queue.NewService(store, gh, queue.Options{
 		Now: opts.Now, Wake: a.workers.Wake, ReconcileEvery: cfg.Engine.ReconcileInterval,
@@ -142,6 +145,11 @@ func (a *App) Start(ctx context.Context) error {
 		a.workers.Wake(q.ID)
 	}
 	a.notifier.Start(ctx)
+	a.bg.Add(1)
+	go func() {
+		defer a.bg.Done()
+		a.retain(ctx)
+	}()
 	a.inboxDone = make(chan struct{})
 	go func() {
 		defer close(a.inboxDone)
@@ -176,6 +184,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 func (a *App) Close() error {
 	a.workers.Wait()
 	a.notifier.Wait()
+	a.bg.Wait()
 	if a.inboxDone != nil {
 		<-a.inboxDone
 	}

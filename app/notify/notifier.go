@@ -72,6 +72,15 @@ func (n *Notifier) Start(ctx context.Context) {
 	}
 }
 
+// Targets returns the cursor keys of the configured targets.
+func (n *Notifier) Targets() []string {
+	var out []string
+	for _, t := range n.opts.Targets {
+		out = append(out, t.key())
+	}
+	return out
+}
+
 // Wait returns once the goroutines started by Start have ended.
 func (n *Notifier) Wait() { n.wg.Wait() }
 

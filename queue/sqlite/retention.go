@@ -1,0 +1,42 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Pruned counts what Prune deleted.
+type Pruned struct {
+	Deliveries int64
+	Events     int64
+}
+
+// Prune deletes what the queue no longer needs: processed webhook
+// deliveries received before deliveriesBefore (pending ones are kept
+// whatever their age), and events recorded before eventsBefore whose ID is
+// at most eventsUpTo (the lowest notification cursor, so no event is lost
+// to a target that has not received it; pass a negative value when no
+// target is configured). Entries, runs and merges are kept: the API
+// answers about ended entries and finished runs.
+func (s *Store) Prune(ctx context.Context, deliveriesBefore, eventsBefore time.Time, eventsUpTo int64) (Pruned, error) {
+	var p Pruned
+	res, err := s.writer.ExecContext(ctx, `DELETE FROM deliveries WHERE done = 1 AND received_at < ?`, timeVal(deliveriesBefore))
+	if err != nil {
+		return p, fmt.Errorf("failed to prune deliveries: %w", err)
+	}
+	if p.Deliveries, err = res.RowsAffected(); err != nil {
+		return p, fmt.Errorf("failed to prune deliveries: %w", err)
+	}
+	query, args := `DELETE FROM events WHERE at < ?`, []any{timeVal(eventsBefore)}
+	if eventsUpTo >= 0 {
+		query, args = query+` AND id <= ?`, append(args, eventsUpTo)
+	}
+	if res, err = s.writer.ExecContext(ctx, query, args...); err != nil {
+		return p, fmt.Errorf("failed to prune events: %w", err)
+	}
+	if p.Events, err = res.RowsAffected(); err != nil {
+		return p, fmt.Errorf("failed to prune events: %w", err)
+	}
+	return p, nil
+}

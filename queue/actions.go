@@ -12,6 +12,9 @@ type Transition struct {
 	Reason   Reason
 	Detail   string
 	ClearRun bool
+	// Quiet keeps a change of detail only (same state) off the PR's
+	// comment and check run: it shows in the API and on the dashboard.
+	Quiet bool
 }
 
 // FinishRun records a test run's result, decided from its checks or its

@@ -132,7 +132,7 @@ func (s *Service) transition(ctx context.Context, q *Queue, t Transition) error 
 			return err
 		}
 	}
-	if from != t.To || oldDetail != t.Detail {
+	if from != t.To || (oldDetail != t.Detail && !t.Quiet) {
 		s.notify(ctx, q, e, from)
 	}
 	return nil

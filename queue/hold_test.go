@@ -27,7 +27,7 @@ func TestHoldBehindFailures(t *testing.T) {
 		{"nothing starts on top of an undecided failure, and the entry says why", func(b *builder) {
 			failedBehindTesting(b)
 			b.entry(3, StatePending).StateReason = ReasonAdmitted
-		}, Transition{EntryID: "e3", To: StatePending, Reason: ReasonAdmitted, Detail: heldDetail(&Entry{PRNumber: 2})}},
+		}, Transition{EntryID: "e3", To: StatePending, Reason: ReasonAdmitted, Detail: heldDetail(&Entry{PRNumber: 2}), Quiet: true}},
 		{"a held entry that says why waits", func(b *builder) {
 			failedBehindTesting(b)
 			b.entry(3, StatePending).StateReasonDetail = heldDetail(&Entry{PRNumber: 2})
@@ -60,7 +60,7 @@ func TestHoldBehindFailures(t *testing.T) {
 				r.Bisection, r.Parent = true, parent.ID
 			}
 			b.entry(3, StatePending)
-		}, Transition{EntryID: "e3", To: StatePending, Detail: heldDetail(&Entry{PRNumber: 1})}},
+		}, Transition{EntryID: "e3", To: StatePending, Detail: heldDetail(&Entry{PRNumber: 1}), Quiet: true}},
 		{"entries not behind the failure start (parallel mode)", func(b *builder) {
 			b.s.Queue.Settings.Mode = ModeParallel
 			e1, e2 := failedBehindTesting(b)

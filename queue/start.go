@@ -29,11 +29,14 @@ func (p *planner) start() Action {
 			return nil
 		}
 		if f := held(u); f != nil {
-			// Say why it is not testing although a slot is free.
+			// Say why it is not testing although a slot is free: in the API
+			// and on the dashboard, not on the PR (the PR still reads
+			// "Queued", and a failure can hold dozens of entries: one
+			// GitHub call each, twice, would spend the rate limit).
 			detail := heldDetail(f)
 			for _, e := range u.entries {
 				if e.StateReasonDetail != detail {
-					return Transition{EntryID: e.ID, To: StatePending, Reason: e.StateReason, Detail: detail}
+					return Transition{EntryID: e.ID, To: StatePending, Reason: e.StateReason, Detail: detail, Quiet: true}
 				}
 			}
 			continue

@@ -146,6 +146,65 @@ func (s *Server) SetRequiredChecks(owner, name, branch string, contexts []string
 	return nil
 }
 
+// SetPRChecksEnforced makes branch protection's required checks apply to
+// pull request heads too, as on GitHub (off by default, so that tests and
+// the sandbox need no CI on PR heads): a PR whose head has not passed them
+// reports mergeable_state "blocked", and merging it is refused with a 405.
+func (s *Server) SetPRChecksEnforced(owner, name string, on bool) error {
+	r, err := s.repo(owner, name)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.enforcePRChecks = on
+	r.mergeCache = map[string]mergeOutcome{}
+	return nil
+}
+
+// SetStatus posts a commit status on sha as the CI app would, sending the
+// status webhook.
+func (s *Server) SetStatus(owner, name, sha, context, state string) error {
+	r, err := s.repo(owner, name)
+	if err != nil {
+		return err
+	}
+	if !statusStates[state] {
+		return fmt.Errorf("invalid status state %q", state)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.addStatus(sha, state, context, "", "", ciApp().GetSlug()+"[bot]")
+	return nil
+}
+
+// missingRequired names a required check of the PR's base branch that has
+// not passed on its head, when enforcement is on; "" otherwise. Caller
+// holds r.mu.
+func (r *repo) missingRequired(pr *pullRequest) string {
+	if !r.enforcePRChecks {
+		return ""
+	}
+	for _, ctx := range r.protection[pr.baseRef] {
+		passed := false
+		for _, st := range r.statusesNewestFirst(pr.headSHA) {
+			if st.GetContext() == ctx {
+				passed = st.GetState() == "success"
+				break
+			}
+		}
+		for _, cr := range r.checkRuns {
+			if cr.GetHeadSHA() == pr.headSHA && cr.GetName() == ctx && cr.GetConclusion() == "success" {
+				passed = true
+			}
+		}
+		if !passed {
+			return ctx
+		}
+	}
+	return ""
+}
+
 // AddWorkflowRun registers (or replaces) a GitHub Actions run.
 func (s *Server) AddWorkflowRun(owner, name string, run WorkflowRun) error {
 	r, err := s.repo(owner, name)

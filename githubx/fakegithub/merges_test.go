@@ -199,3 +199,37 @@ func TestQueueFlowTreesMatch(t *testing.T) {
 		t.Fatalf("CI runs = %+v (mq-temp must not trigger CI)", runs)
 	}
 }
+
+// With required checks enforced on PR heads, a PR whose head has not
+// passed them is "blocked" and its merge is refused with a 405 naming the
+// check; once its head passes, it is no longer blocked and merges.
+func TestPullMergeBlockedByRequiredChecks(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, Options{})
+	c := newClient(t, s, "/")
+	ctx := ctxT(t)
+	head := setupPR(t, s, "protected")
+	if err := s.SetRequiredChecks(testOwner, "protected", "main", []string{"ci/test"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetPRChecksEnforced(testOwner, "protected", true); err != nil {
+		t.Fatal(err)
+	}
+	pr, _, err := c.PullRequests.Get(ctx, testOwner, "protected", 1)
+	if err != nil || pr.GetMergeableState() != "blocked" {
+		t.Fatalf("PR without its required check = %q, %v; want blocked", pr.GetMergeableState(), err)
+	}
+	_, resp, err := c.PullRequests.Merge(ctx, testOwner, "protected", 1, "", &github.PullRequestOptions{SHA: head})
+	if statusOf(resp) != http.StatusMethodNotAllowed || !strings.Contains(err.Error(), `"ci/test"`) {
+		t.Fatalf("merge of a blocked PR = %d %v, want 405 naming ci/test", statusOf(resp), err)
+	}
+	if err := s.SetStatus(testOwner, "protected", head, "ci/test", "success"); err != nil {
+		t.Fatal(err)
+	}
+	if pr, _, err = c.PullRequests.Get(ctx, testOwner, "protected", 1); err != nil || pr.GetMergeableState() == "blocked" {
+		t.Fatalf("PR after its check passed = %q, %v; want no longer blocked", pr.GetMergeableState(), err)
+	}
+	if _, _, err := c.PullRequests.Merge(ctx, testOwner, "protected", 1, "", &github.PullRequestOptions{SHA: head}); err != nil {
+		t.Fatalf("merge after the check passed: %v", err)
+	}
+}

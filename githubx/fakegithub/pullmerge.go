@@ -32,6 +32,9 @@ func (r *repo) mergePR(pr *pullRequest, req mergeReq, merger string) (string, er
 	if pr.draft {
 		return "", &apiError{status: http.StatusMethodNotAllowed, msg: "Pull Request is still a draft"}
 	}
+	if missing := r.missingRequired(pr); missing != "" {
+		return "", &apiError{status: http.StatusMethodNotAllowed, msg: fmt.Sprintf("Required status check %q is expected.", missing)}
+	}
 	base, ok, err := r.branchSHA(pr.baseRef)
 	if err != nil {
 		return "", err

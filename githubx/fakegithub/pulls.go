@@ -84,6 +84,8 @@ func (r *repo) mergeability(pr *pullRequest) (*bool, string, error) {
 		return github.Bool(false), "dirty", nil
 	case pr.draft:
 		return github.Bool(true), "draft", nil
+	case r.missingRequired(pr) != "":
+		return github.Bool(true), "blocked", nil
 	case out.behind:
 		return github.Bool(true), "behind", nil
 	default:

@@ -21,19 +21,22 @@ type repo struct {
 	git       *gitDir
 	createdAt time.Time
 
-	mu           sync.Mutex
-	nextNumber   int
-	prs          map[int]*pullRequest
-	comments     map[int64]*comment
-	statuses     map[string][]*github.RepoStatus // by commit SHA, oldest first
-	checkRuns    map[int64]*github.CheckRun
-	checkOrder   []int64
-	suites       map[string]int64 // app id + head SHA → check suite id
-	perms        map[string]string
-	protection   map[string][]string // protected branch → required contexts
-	labelIDs     map[string]int64
-	workflowRuns map[int64]*WorkflowRun
-	mergeCache   map[string]mergeOutcome // base SHA + head SHA
+	mu         sync.Mutex
+	nextNumber int
+	prs        map[int]*pullRequest
+	comments   map[int64]*comment
+	statuses   map[string][]*github.RepoStatus // by commit SHA, oldest first
+	checkRuns  map[int64]*github.CheckRun
+	checkOrder []int64
+	suites     map[string]int64 // app id + head SHA → check suite id
+	perms      map[string]string
+	protection map[string][]string // protected branch → required contexts
+	// enforcePRChecks makes required contexts apply to PR heads, as on
+	// GitHub: a PR whose head lacks them is "blocked" and cannot be merged.
+	enforcePRChecks bool
+	labelIDs        map[string]int64
+	workflowRuns    map[int64]*WorkflowRun
+	mergeCache      map[string]mergeOutcome // base SHA + head SHA
 }
 
 // comment is an issue comment and its reactions.

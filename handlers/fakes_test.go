@@ -13,8 +13,9 @@ import (
 	"github.com/mergequeue/mq/queue"
 )
 
-// examplesDir holds GitHub's example payloads (/work/shared in this layout).
-const examplesDir = "../../shared/github-webhook-examples"
+// examplesDir holds GitHub's example payloads from octokit/webhooks (MIT, see
+// its LICENSE and README), kept in the repository so tests need nothing else.
+const examplesDir = "testdata/github-webhook-examples"
 
 // loadExample reads an example payload, e.g. "push/payload.json".
 func loadExample(t testing.TB, name string) []byte {

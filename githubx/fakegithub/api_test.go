@@ -43,7 +43,7 @@ func TestGoAPIEvents(t *testing.T) {
 			name: "head pushed to base elsewhere",
 			act: func(t *testing.T, s *Server, c *github.Client, n int) {
 				head := must(t)(s.BranchSHA(testOwner, testRepo, "feat"))
-				_, _, err := c.Git.UpdateRef(ctxT(t), testOwner, testRepo, &github.Reference{Ref: github.String("heads/main"), Object: &github.GitObject{SHA: github.String(head)}}, false)
+				_, _, err := c.Git.UpdateRef(t.Context(), testOwner, testRepo, &github.Reference{Ref: github.String("heads/main"), Object: &github.GitObject{SHA: github.String(head)}}, false)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -59,7 +59,7 @@ func TestGoAPIEvents(t *testing.T) {
 			name: "head branch updated through the API",
 			act: func(t *testing.T, s *Server, c *github.Client, n int) {
 				sha := must(t)(s.Commit(testOwner, testRepo, "other", map[string]string{"o.txt": "o"}, "o"))
-				_, _, err := c.Git.UpdateRef(ctxT(t), testOwner, testRepo, &github.Reference{Ref: github.String("heads/feat"), Object: &github.GitObject{SHA: github.String(sha)}}, true)
+				_, _, err := c.Git.UpdateRef(t.Context(), testOwner, testRepo, &github.Reference{Ref: github.String("heads/feat"), Object: &github.GitObject{SHA: github.String(sha)}}, true)
 				if err != nil {
 					t.Fatal(err)
 				}

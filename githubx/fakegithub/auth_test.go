@@ -41,7 +41,7 @@ func TestAppJWTFlow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			req, _ := http.NewRequest("GET", s.URL()+"/app", nil)
 			req.Header.Set("Authorization", "Bearer "+signJWT(t, tc.claims))
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := testHTTP.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,14 +57,14 @@ func TestInstallationTokenViaGhinstallation(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, Options{})
 	pemKey, _ := testKey(t)
-	ctx := ctxT(t)
+	ctx := t.Context()
 
 	atr, err := ghinstallation.NewAppsTransport(http.DefaultTransport, testAppID, pemKey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	atr.BaseURL = s.URL() + "/api/v3"
-	app := github.NewClient(&http.Client{Transport: atr})
+	app := github.NewClient(&http.Client{Transport: atr, Timeout: requestTimeout})
 	app.BaseURL, _ = url.Parse(s.URL() + "/api/v3/")
 	me, _, err := app.Apps.Get(ctx, "")
 	if err != nil || me.GetSlug() != AppSlug {
@@ -80,7 +80,7 @@ func TestInstallationTokenViaGhinstallation(t *testing.T) {
 		t.Fatal(err)
 	}
 	itr.BaseURL = s.URL() + "/api/v3"
-	client := github.NewClient(&http.Client{Transport: itr})
+	client := github.NewClient(&http.Client{Transport: itr, Timeout: requestTimeout})
 	client.BaseURL, _ = url.Parse(s.URL() + "/api/v3/")
 	repo, _, err := client.Repositories.Get(ctx, testOwner, testRepo)
 	if err != nil || repo.GetDefaultBranch() != "main" || repo.GetFullName() != "acme/widgets" {
@@ -116,7 +116,7 @@ func TestTokenRequired(t *testing.T) {
 			if tc.auth != "" {
 				req.Header.Set("Authorization", tc.auth)
 			}
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := testHTTP.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +145,7 @@ func TestUnknownRouteAndBadJSON(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			req, _ := http.NewRequest(tc.method, s.URL()+tc.path, stringsReader(tc.body))
 			req.Header.Set("Authorization", "token "+tok)
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := testHTTP.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

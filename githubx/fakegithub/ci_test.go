@@ -13,7 +13,7 @@ import (
 func createTestBranch(t *testing.T, s *Server, c *github.Client, name string, files map[string]string) string {
 	t.Helper()
 	sha := must(t)(s.Commit(testOwner, testRepo, "src-"+strings.ReplaceAll(name, "/", "-"), files, "candidate"))
-	_, _, err := c.Git.CreateRef(ctxT(t), testOwner, testRepo, &github.Reference{Ref: github.String("refs/heads/" + name), Object: &github.GitObject{SHA: github.String(sha)}})
+	_, _, err := c.Git.CreateRef(t.Context(), testOwner, testRepo, &github.Reference{Ref: github.String("refs/heads/" + name), Object: &github.GitObject{SHA: github.String(sha)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestCIAutomatic(t *testing.T) {
 			must(t)(s.Commit(testOwner, testRepo, "src", tc.files, "candidate"))
 			sink := newHookSink(t, s)
 			sha := must(t)(s.BranchSHA(testOwner, testRepo, "src"))
-			if _, _, err := c.Git.CreateRef(ctxT(t), testOwner, testRepo, &github.Reference{Ref: github.String("refs/heads/mq-merge/pr-1/run"), Object: &github.GitObject{SHA: github.String(sha)}}); err != nil {
+			if _, _, err := c.Git.CreateRef(t.Context(), testOwner, testRepo, &github.Reference{Ref: github.String("refs/heads/mq-merge/pr-1/run"), Object: &github.GitObject{SHA: github.String(sha)}}); err != nil {
 				t.Fatal(err)
 			}
 			if got := sink.names(s); !reflect.DeepEqual(got, tc.wantEvents) {
@@ -102,14 +102,12 @@ func TestCIHoldAndComplete(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, Options{})
 	c := newClient(t, s, "/")
-	ctx := ctxT(t)
+	ctx := t.Context()
 	s.SetCIHold(true)
 	sha1 := createTestBranch(t, s, c, "mq-merge/pr-1/a", map[string]string{"one.txt": "1"})
 	sha2 := createTestBranch(t, s, c, "mq-merge/pr-2/b", map[string]string{"two.txt": "2"})
 	must(t)(s.Commit(testOwner, testRepo, "not-ci", map[string]string{"x": "x"}, "no CI here"))
-	if err := s.WaitWebhooksIdle(ctx); err != nil {
-		t.Fatal(err)
-	}
+	waitIdle(t, s)
 	if p := s.PendingCI(); len(p) != 2 || p[0].SHA != sha1 || p[1].SHA != sha2 {
 		t.Fatalf("PendingCI = %+v", p)
 	}
@@ -146,7 +144,7 @@ func TestStatusesAndCheckRunsRoundTrip(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, Options{})
 	c := newClient(t, s, "/")
-	ctx := ctxT(t)
+	ctx := t.Context()
 	sha := must(t)(s.BranchSHA(testOwner, testRepo, "main"))
 	for _, st := range []struct{ ctx, state string }{{"ci/a", "pending"}, {"ci/a", "success"}, {"ci/b", "success"}, {"ci/b", "error"}} {
 		if _, _, err := c.Repositories.CreateStatus(ctx, testOwner, testRepo, sha, &github.RepoStatus{State: github.String(st.state), Context: github.String(st.ctx)}); err != nil {

@@ -13,7 +13,7 @@ import (
 func TestFaultInjection(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, Options{})
-	ctx := ctxT(t)
+	ctx := t.Context()
 	must(t)(s.Commit(testOwner, testRepo, "feat", map[string]string{"a.txt": "a"}, "a"))
 	n, _ := s.OpenPR(testOwner, testRepo, PROptions{Head: "feat", Author: "alice"})
 	main := must(t)(s.BranchSHA(testOwner, testRepo, "main"))

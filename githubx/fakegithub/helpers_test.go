@@ -65,7 +65,7 @@ func newServer(t *testing.T, opts Options) *Server {
 // token, rooted at prefix ("/" or "/api/v3/").
 func newClient(t *testing.T, s *Server, prefix string) *github.Client {
 	t.Helper()
-	c := github.NewClient(nil).WithAuthToken(s.IssueToken())
+	c := github.NewClient(&http.Client{Timeout: requestTimeout}).WithAuthToken(s.IssueToken())
 	u, err := url.Parse(s.URL() + prefix)
 	if err != nil {
 		t.Fatal(err)
@@ -74,11 +74,28 @@ func newClient(t *testing.T, s *Server, prefix string) *github.Client {
 	return c
 }
 
-func ctxT(t *testing.T) context.Context {
+// Each request to the fake and each wait for it has a bound of its own,
+// generous for a busy machine running -race; a test or its subtests never
+// share one deadline (a slow first step would starve the later ones). Tests
+// call the API with t.Context(), which has no deadline: the clients below
+// bound every request instead.
+const (
+	requestTimeout = 60 * time.Second // one HTTP request to the fake
+	idleTimeout    = 60 * time.Second // one wait for the webhook queue to drain
+)
+
+// testHTTP is http.DefaultClient with a bound on each request.
+var testHTTP = &http.Client{Timeout: requestTimeout}
+
+// waitIdle waits, with a bound of its own, until every queued webhook has
+// been delivered.
+func waitIdle(t *testing.T, s *Server) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	t.Cleanup(cancel)
-	return ctx
+	ctx, cancel := context.WithTimeout(t.Context(), idleTimeout)
+	defer cancel()
+	if err := s.WaitWebhooksIdle(ctx); err != nil {
+		t.Fatalf("webhooks not delivered within %v: %v", idleTimeout, err)
+	}
 }
 
 // statusOf returns the HTTP status of a go-github error (0 if none).
@@ -120,9 +137,7 @@ type hookSink struct {
 func newHookSink(t *testing.T, s *Server) *hookSink {
 	t.Helper()
 	// Events queued before the sink existed go nowhere.
-	if err := s.WaitWebhooksIdle(ctxT(t)); err != nil {
-		t.Fatal(err)
-	}
+	waitIdle(t, s)
 	h := &hookSink{t: t}
 	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := github.ValidatePayload(r, []byte(testSecret))
@@ -154,9 +169,7 @@ func newHookSink(t *testing.T, s *Server) *hookSink {
 // the fake is idle.
 func (h *hookSink) names(s *Server) []string {
 	h.t.Helper()
-	if err := s.WaitWebhooksIdle(ctxT(h.t)); err != nil {
-		h.t.Fatal(err)
-	}
+	waitIdle(h.t, s)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	out := make([]string, 0, len(h.events))

@@ -12,7 +12,7 @@ func TestMergesAPI(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, Options{})
 	c := newClient(t, s, "/")
-	ctx := ctxT(t)
+	ctx := t.Context()
 	must(t)(s.Commit(testOwner, testRepo, "clean", map[string]string{"c.txt": "c"}, "add c"))
 	must(t)(s.Commit(testOwner, testRepo, "conflict", map[string]string{"README.md": "branch\n"}, "edit readme"))
 	must(t)(s.Commit(testOwner, testRepo, "target", map[string]string{"README.md": "target\n"}, "edit readme too"))
@@ -73,7 +73,7 @@ func TestPullMergeMethods(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, Options{})
 	c := newClient(t, s, "/")
-	ctx := ctxT(t)
+	ctx := t.Context()
 	wantFiles := map[string]string{"README.md": "hello\nfeat\n", "src/x.go": "package x\n", "src/b.go": "package x // b\n", "a.txt": "a", "m.txt": "m"}
 	tests := []struct {
 		method      string
@@ -130,7 +130,7 @@ func TestPullMergeRefusals(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, Options{})
 	c := newClient(t, s, "/")
-	ctx := ctxT(t)
+	ctx := t.Context()
 	head := setupPR(t, s, "refusals")
 	must(t)(s.PushToPR(testOwner, "refusals", 1, map[string]string{"late.txt": "late"}))
 
@@ -162,7 +162,7 @@ func TestQueueFlowTreesMatch(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, Options{})
 	c := newClient(t, s, "/")
-	ctx := ctxT(t)
+	ctx := t.Context()
 	head := setupPR(t, s, "flow")
 	main := must(t)(s.BranchSHA(testOwner, "flow", "main"))
 
@@ -179,9 +179,7 @@ func TestQueueFlowTreesMatch(t *testing.T) {
 	if _, err := c.Git.DeleteRef(ctx, testOwner, "flow", "heads/mq-temp/1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.WaitWebhooksIdle(ctx); err != nil {
-		t.Fatal(err)
-	}
+	waitIdle(t, s)
 	combined, _, err := c.Repositories.GetCombinedStatus(ctx, testOwner, "flow", merged.GetSHA(), nil)
 	if err != nil || combined.GetState() != "success" {
 		t.Fatalf("CI on test branch = %v, %v", combined.GetState(), err)
@@ -207,7 +205,7 @@ func TestPullMergeBlockedByRequiredChecks(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, Options{})
 	c := newClient(t, s, "/")
-	ctx := ctxT(t)
+	ctx := t.Context()
 	head := setupPR(t, s, "protected")
 	if err := s.SetRequiredChecks(testOwner, "protected", "main", []string{"ci/test"}); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ func TestRefsLifecycle(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, Options{CI: CIOptions{Disabled: true}})
 	c := newClient(t, s, "/")
-	ctx := ctxT(t)
+	ctx := t.Context()
 	main := must(t)(s.BranchSHA(testOwner, testRepo, "main"))
 	side := must(t)(s.Commit(testOwner, testRepo, "side", map[string]string{"b.txt": "b"}, "add b"))
 	next := must(t)(s.Commit(testOwner, testRepo, "main", map[string]string{"a.txt": "a"}, "add a"))
@@ -70,7 +70,7 @@ func TestCommitsAndCompare(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, Options{})
 	c := newClient(t, s, "/")
-	ctx := ctxT(t)
+	ctx := t.Context()
 	base := must(t)(s.BranchSHA(testOwner, testRepo, "main"))
 	f1 := must(t)(s.Commit(testOwner, testRepo, "feature", map[string]string{"dir/a.txt": "a"}, "one"))
 	f2 := must(t)(s.Commit(testOwner, testRepo, "feature", map[string]string{"dir/b.txt": "b", "README.md": Delete}, "two"))
@@ -125,7 +125,7 @@ func TestBranchProtection(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, Options{})
 	c := newClient(t, s, "/api/v3/")
-	ctx := ctxT(t)
+	ctx := t.Context()
 	if _, resp, _ := c.Repositories.GetRequiredStatusChecks(ctx, testOwner, testRepo, "main"); statusOf(resp) != http.StatusNotFound {
 		t.Fatalf("unprotected = %d, want 404", statusOf(resp))
 	}
@@ -150,7 +150,7 @@ func TestPermissions(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, Options{})
 	c := newClient(t, s, "/")
-	ctx := ctxT(t)
+	ctx := t.Context()
 	s.SetPermission(testOwner, testRepo, "alice", "write")
 	s.SetPermission(testOwner, testRepo, "mia", "maintain")
 	tests := []struct{ user, want string }{
@@ -168,7 +168,7 @@ func TestConcurrentWrites(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, Options{})
 	c := newClient(t, s, "/")
-	ctx := ctxT(t)
+	ctx := t.Context()
 	const workers = 8
 	for i := 0; i < workers; i++ {
 		must(t)(s.Commit(testOwner, testRepo, fmt.Sprintf("f%d", i), map[string]string{fmt.Sprintf("f%d.txt", i): "x"}, "f"))
@@ -189,7 +189,5 @@ func TestConcurrentWrites(t *testing.T) {
 	if err != nil || len(files) != workers+1 {
 		t.Fatalf("main has %d files, want %d: %v", len(files), workers+1, err)
 	}
-	if err := s.WaitWebhooksIdle(ctx); err != nil {
-		t.Fatal(err)
-	}
+	waitIdle(t, s)
 }

@@ -15,7 +15,7 @@ func TestWebhooksInOrderAndSigned(t *testing.T) {
 	s := newServer(t, Options{})
 	sink := newHookSink(t, s)
 	c := newClient(t, s, "/")
-	ctx := ctxT(t)
+	ctx := t.Context()
 
 	must(t)(s.Commit(testOwner, testRepo, "feat", map[string]string{"a.txt": "a"}, "a"))
 	n, _ := s.OpenPR(testOwner, testRepo, PROptions{Head: "feat", Author: "alice"})
@@ -88,14 +88,10 @@ func TestWebhookFailuresAreRecordedNotRetried(t *testing.T) {
 	defer fail.Close()
 
 	// The repo's initial push happened before any URL was set.
-	if err := s.WaitWebhooksIdle(ctxT(t)); err != nil {
-		t.Fatal(err)
-	}
+	waitIdle(t, s)
 	s.SetWebhookURL(fail.URL)
 	must(t)(s.Commit(testOwner, testRepo, "feat", map[string]string{"a.txt": "a"}, "a"))
-	if err := s.WaitWebhooksIdle(ctxT(t)); err != nil {
-		t.Fatal(err)
-	}
+	waitIdle(t, s)
 	d := s.Deliveries()
 	if len(d) != 2 || d[0].Err != "no webhook URL configured" || d[1].StatusCode != 500 || d[1].Err == "" || hits.Load() != 1 {
 		t.Fatalf("deliveries = %+v, hits %d", d, hits.Load())

@@ -1,0 +1,137 @@
+// Package bodydeadline cuts request bodies that arrive too slowly, so a
+// client trickling a body (a byte a second) cannot hold a connection and a
+// handler for long, while a large body on a slow but real link still gets
+// through.
+//
+// Policy.Handler wraps every route of the process. For a request with a
+// body it keeps the connection's read deadline at
+//
+//	start + Grace + bytesRead/MinRate
+//
+// where start is the handler's first read of the body, and moves it forward
+// as bytes arrive. The guarantees:
+//
+//   - A client that, at every moment, has delivered at least
+//     MinRate × (elapsed − Grace) bytes is never cut: a body of N bytes may
+//     take up to Grace + N/MinRate in all.
+//   - A client that stalls or trickles is cut once it falls behind that
+//     line, so within about Grace of its last burst; a trickle of a byte a
+//     second is cut after about Grace. The read fails with an error
+//     matching ErrTooSlow (the handler answers 408 Request Timeout) and the
+//     connection is closed after the response.
+//   - A handler that never reads the body (a request refused on its headers)
+//     is bounded too: the deadline Grace after the request started also
+//     bounds the server's discarding of the unread body afterwards.
+//   - Once the body has been read to its end the deadline is cleared, so a
+//     slow operation after the read is never cut by it.
+//
+// Requests without a body are left alone (the http.Server's
+// ReadHeaderTimeout and IdleTimeout bound those connections), and so are
+// ResponseWriters that cannot set deadlines (httptest.ResponseRecorder).
+package bodydeadline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+)
+
+// Defaults of a zero Policy: 10 s of grace, then 64 KiB/s. A 25 MiB webhook
+// may take up to 410 s; GitHub itself gives up after 10 s.
+const (
+	DefaultGrace   = 10 * time.Second
+	DefaultMinRate = 64 << 10 // bytes per second
+)
+
+// ErrTooSlow matches the error of a body read cut by the deadline.
+var ErrTooSlow = errors.New("request body arrived too slowly")
+
+// Policy is the minimum-rate deadline of request bodies. Zero fields take
+// the defaults.
+type Policy struct {
+	// Grace is the time a body may take beyond what MinRate allows: the
+	// budget for the first byte, stalls and connection set-up.
+	Grace time.Duration
+	// MinRate is the slowest sustained rate accepted, in bytes per second.
+	MinRate int64
+}
+
+// withDefaults fills the zero fields.
+func (p Policy) withDefaults() Policy {
+	if p.Grace <= 0 {
+		p.Grace = DefaultGrace
+	}
+	if p.MinRate <= 0 {
+		p.MinRate = DefaultMinRate
+	}
+	return p
+}
+
+// Deadline is the read deadline of a body first read at start once n bytes
+// have arrived: the next byte (or the end) must come before it.
+func (p Policy) Deadline(start time.Time, n int64) time.Time {
+	p = p.withDefaults()
+	perByte := time.Duration(n/p.MinRate)*time.Second + time.Duration(n%p.MinRate)*time.Second/time.Duration(p.MinRate)
+	return start.Add(p.Grace + perByte)
+}
+
+// Handler applies the policy to every request next serves: the request's
+// Body is replaced by one that keeps the connection's read deadline (see
+// the package documentation).
+func (p Policy) Handler(next http.Handler) http.Handler {
+	p = p.withDefaults()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body == nil || r.Body == http.NoBody {
+			next.ServeHTTP(w, r)
+			return
+		}
+		rc := http.NewResponseController(w)
+		if err := rc.SetReadDeadline(time.Now().Add(p.Grace)); err != nil {
+			next.ServeHTTP(w, r) // no deadlines on this writer: unguarded
+			return
+		}
+		r = r.WithContext(r.Context())
+		r.Body = &body{ReadCloser: r.Body, rc: rc, policy: p}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// body is a request body that moves the read deadline as it is read.
+type body struct {
+	io.ReadCloser
+	rc     *http.ResponseController
+	policy Policy
+	start  time.Time
+	n      int64
+	err    error // sticky ErrTooSlow
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if b.start.IsZero() {
+		b.start = time.Now()
+		_ = b.rc.SetReadDeadline(b.policy.Deadline(b.start, 0))
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.n += int64(n)
+	switch {
+	case errors.Is(err, io.EOF):
+		// Read to the end: the server's own read, which watches for the
+		// client going away and would cancel the request's context on a
+		// timeout, must not inherit the deadline. (net/http clears it when
+		// it starts that read; this keeps it cleared whatever comes next.)
+		_ = b.rc.SetReadDeadline(time.Time{})
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		b.err = fmt.Errorf("%w: %d bytes in %s (%s grace, then at least %d bytes/s): %w",
+			ErrTooSlow, b.n, time.Since(b.start).Round(time.Millisecond), b.policy.Grace, b.policy.MinRate, err)
+		err = b.err
+	case n > 0:
+		_ = b.rc.SetReadDeadline(b.policy.Deadline(b.start, b.n))
+	}
+	return n, err
+}

@@ -7,10 +7,12 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/mergequeue/mq/handlers/bodydeadline"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -80,50 +82,53 @@ func NewReceiver(secret string, inbox queue.Inbox, wake func(), opts ...Receiver
 	return r, nil
 }
 
-// ServeHTTP verifies, stores and acknowledges one delivery.
+// ServeHTTP verifies, stores and acknowledges one delivery. Every refusal
+// is logged at warn level, once, with its reason, the delivery id, the
+// event type and the remote address (see refuse); nothing secret is logged.
 func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		httpError(w, http.StatusMethodNotAllowed, "method not allowed")
-		return
-	}
 	event := r.Header.Get(HeaderEvent)
 	id := r.Header.Get(HeaderDelivery)
+	log := rc.log.With().Str("github_delivery_id", clip(id)).Str("github_event_type", clip(event)).
+		Str("remote_addr", r.RemoteAddr).Logger()
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		refuse(w, &log, http.StatusMethodNotAllowed, "method not allowed", nil)
+		return
+	}
 	if event == "" || id == "" {
-		httpError(w, http.StatusBadRequest, "missing "+HeaderEvent+" or "+HeaderDelivery+" header")
+		refuse(w, &log, http.StatusBadRequest, "missing "+HeaderEvent+" or "+HeaderDelivery+" header", nil)
 		return
 	}
 	if len(event) > maxHeaderLen || len(id) > maxHeaderLen {
-		httpError(w, http.StatusBadRequest, "header value too long")
+		refuse(w, &log, http.StatusBadRequest, "header value too long", nil)
 		return
 	}
-	log := rc.log.With().Str("github_delivery_id", id).Str("github_event_type", event).Logger()
 	sig := r.Header.Get(HeaderSignature)
 	if sig == "" {
-		log.Warn().Msg("webhook refused: missing " + HeaderSignature)
-		httpError(w, http.StatusUnauthorized, "missing signature")
+		refuse(w, &log, http.StatusUnauthorized, "missing signature", nil)
 		return
 	}
 
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxWebhookBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			log.Warn().Int64("limit", tooBig.Limit).Msg("webhook refused: body too large")
-			httpError(w, http.StatusRequestEntityTooLarge, "body too large")
-			return
+		switch {
+		case errors.As(err, &tooBig):
+			refuse(w, &log, http.StatusRequestEntityTooLarge, "body too large", err)
+		case errors.Is(err, bodydeadline.ErrTooSlow):
+			refuse(w, &log, http.StatusRequestTimeout, "body too slow", err)
+		default:
+			refuse(w, &log, http.StatusBadRequest, "failed to read body", err)
 		}
-		httpError(w, http.StatusBadRequest, "failed to read body")
 		return
 	}
 	if !ValidSignature(rc.secret, body, sig) {
-		log.Warn().Msg("webhook refused: wrong signature")
-		httpError(w, http.StatusUnauthorized, "wrong signature")
+		refuse(w, &log, http.StatusUnauthorized, "wrong signature", nil)
 		return
 	}
 	payload, err := extractPayload(r.Header.Get("Content-Type"), body)
 	if err != nil {
-		httpError(w, http.StatusBadRequest, err.Error())
+		refuse(w, &log, http.StatusBadRequest, err.Error(), nil)
 		return
 	}
 
@@ -146,6 +151,23 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		log.Debug().Msg("duplicate webhook delivery ignored")
 	}
+}
+
+// refuse answers a refused delivery with status and the one-line reason,
+// and logs it at warn with err, if any, as the detail. The logger carries
+// the delivery's identity; neither reason nor err ever holds a secret (the
+// signature is compared, never quoted).
+func refuse(w http.ResponseWriter, log *zerolog.Logger, status int, reason string, err error) {
+	log.Warn().Err(err).Str("reason", reason).Int("status", status).Msg("webhook refused")
+	httpError(w, status, reason)
+}
+
+// clip bounds a header value quoted in a log line.
+func clip(s string) string {
+	if len(s) > maxHeaderLen {
+		return strings.ToValidUTF8(s[:maxHeaderLen], "") + "…"
+	}
+	return s
 }
 
 // extractPayload returns the JSON payload of a body signed as a whole: the

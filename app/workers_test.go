@@ -43,12 +43,15 @@ func TestWorkersStopForDeletedQueue(t *testing.T) {
 	w.Wait()
 }
 
+// waitUntil polls cond until it holds, with a bound of its own per call that
+// is generous for a busy machine running -race.
 func waitUntil(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	const bound = 60 * time.Second
+	deadline := time.Now().Add(bound)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not reached")
+			t.Fatalf("condition not reached within %v", bound)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -260,8 +260,8 @@ func TestProcessorRunWakesAndStops(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Run = %v, want nil", err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run did not stop")
+	case <-time.After(waitBound):
+		t.Fatalf("Run did not stop within %v", waitBound)
 	}
 }
 
@@ -277,13 +277,17 @@ func TestProcessorRunPolls(t *testing.T) {
 	waitFor(t, func() bool { d, _ := inbox.get("p1"); return d.Done })
 }
 
-// waitFor polls cond until it holds or a deadline passes.
+// waitBound bounds each wait in these tests on its own: generous for a busy
+// machine running -race, and free when the condition comes quickly.
+const waitBound = 60 * time.Second
+
+// waitFor polls cond until it holds or waitBound passes.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitBound)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not met before the deadline")
+			t.Fatalf("condition not met within %v", waitBound)
 		}
 		time.Sleep(time.Millisecond)
 	}

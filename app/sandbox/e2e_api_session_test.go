@@ -71,7 +71,7 @@ func (h *harness) sessionRaw(method, path string, body any, headers map[string]s
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func TestDirectMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gh := github.NewClient(nil).WithAuthToken(h.env.Fake.IssueToken())
+	gh := github.NewClient(testHTTP).WithAuthToken(h.env.Fake.IssueToken())
 	gh.BaseURL, _ = url.Parse(h.env.Fake.URL() + "/")
 	if _, _, err := gh.Repositories.CreateStatus(context.Background(), owner, repo, pr.GetHead().GetSHA(),
 		&github.RepoStatus{State: github.String("success"), Context: github.String("ci/test")}); err != nil {

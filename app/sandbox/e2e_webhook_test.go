@@ -34,7 +34,7 @@ func (h *harness) deliver(id string, payload []byte, signature string) int {
 	if signature != "" {
 		req.Header.Set("X-Hub-Signature-256", signature)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -59,9 +59,7 @@ func TestWebhookSignatureAndDedupe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.env.Fake.WaitWebhooksIdle(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	h.waitWebhooksIdle()
 	h.env.Fake.SetWebhookURL(h.env.URL + "/api/github/hook")
 	payload := commentPayload(p1, commentID, "alice", "/mq merge")
 

@@ -22,6 +22,18 @@ const (
 	repo  = "widgets"
 )
 
+// Every wait in these tests is a condition with a bound of its own, and every
+// HTTP request has its own timeout; none is shared by several steps or
+// subtests. The bounds are generous for a busy machine running -race and cost
+// nothing when the condition comes quickly.
+const (
+	waitBound      = 60 * time.Second // one waitFor / waitState / waitWebhooksIdle
+	requestTimeout = 60 * time.Second // one HTTP request to the app or the fake
+)
+
+// testHTTP is http.DefaultClient with a bound on each request.
+var testHTTP = &http.Client{Timeout: requestTimeout}
+
 // harness is one sandbox for one test, with an API token.
 type harness struct {
 	t     testing.TB
@@ -76,7 +88,7 @@ func (h *harness) post(op string, body any) (int, []byte) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("x-api-token", h.token)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testHTTP.Do(req)
 	if err != nil {
 		h.t.Fatalf("%s: %v", op, err)
 	}
@@ -143,19 +155,30 @@ func (h *harness) waitState(pr int, want string) submitted {
 	return last
 }
 
-// waitFor polls cond every 20ms for up to 60s.
+// waitFor polls cond every 20ms for up to waitBound.
 func (h *harness) waitFor(what string, cond func() bool, explain func() string) {
 	h.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(waitBound)
 	for !cond() {
 		if time.Now().After(deadline) {
 			msg := ""
 			if explain != nil {
 				msg = explain()
 			}
-			h.t.Fatalf("timed out waiting for %s; %s", what, msg)
+			h.t.Fatalf("timed out after %v waiting for %s; %s", waitBound, what, msg)
 		}
 		time.Sleep(20 * time.Millisecond) // polling interval, not a wait for an outcome
+	}
+}
+
+// waitWebhooksIdle waits, with a bound of its own, until the fake GitHub
+// has delivered every webhook it queued.
+func (h *harness) waitWebhooksIdle() {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+	defer cancel()
+	if err := h.env.Fake.WaitWebhooksIdle(ctx); err != nil {
+		h.t.Fatalf("webhooks not delivered within %v: %v", waitBound, err)
 	}
 }
 

@@ -11,13 +11,15 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/mergequeue/mq/handlers/bodydeadline"
 	"github.com/mergequeue/mq/queue"
 )
 
 // readJSON reads the request body, never more than MaxBodyBytes (a larger
 // body is an *http.MaxBytesError: 413), and decodes it into dst with
-// decodeJSON. The Content-Type header is not enforced: clients that omit it
-// still send JSON.
+// decodeJSON. A body cut by the server's minimum-rate read deadline
+// (package bodydeadline) is a 408. The Content-Type header is not enforced:
+// clients that omit it still send JSON.
 func readJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	if r.ContentLength > MaxBodyBytes {
 		return &http.MaxBytesError{Limit: MaxBodyBytes}
@@ -25,8 +27,12 @@ func readJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		var tooSlow *bodydeadline.TooSlowError
+		switch {
+		case errors.As(err, &tooBig):
 			return tooBig
+		case errors.As(err, &tooSlow):
+			return &apiError{Status: http.StatusRequestTimeout, Msg: tooSlow.Error()}
 		}
 		return badRequestf("failed to read request body: %v", err)
 	}

@@ -46,8 +46,26 @@ const (
 	DefaultMinRate = 64 << 10 // bytes per second
 )
 
-// ErrTooSlow matches the error of a body read cut by the deadline.
+// ErrTooSlow matches the error of a body read cut by the deadline (a
+// *TooSlowError).
 var ErrTooSlow = errors.New("request body arrived too slowly")
+
+// TooSlowError is the error of a body read cut by the deadline. Its text
+// says what arrived and what was required, and is safe to show the client.
+type TooSlowError struct {
+	Read    int64         // bytes read before the cut
+	Elapsed time.Duration // since the first read
+	Policy  Policy
+	Err     error // the connection's timeout
+}
+
+func (e *TooSlowError) Error() string {
+	return fmt.Sprintf("%v: %d bytes in %s (allowed: %s, then at least %d bytes/s)",
+		ErrTooSlow, e.Read, e.Elapsed.Round(time.Millisecond), e.Policy.Grace, e.Policy.MinRate)
+}
+
+// Unwrap makes errors.Is match ErrTooSlow and the timeout.
+func (e *TooSlowError) Unwrap() []error { return []error{ErrTooSlow, e.Err} }
 
 // Policy is the minimum-rate deadline of request bodies. Zero fields take
 // the defaults.
@@ -106,7 +124,7 @@ type body struct {
 	policy Policy
 	start  time.Time
 	n      int64
-	err    error // sticky ErrTooSlow
+	err    error // sticky *TooSlowError
 }
 
 func (b *body) Read(p []byte) (int, error) {
@@ -127,8 +145,7 @@ func (b *body) Read(p []byte) (int, error) {
 		// it starts that read; this keeps it cleared whatever comes next.)
 		_ = b.rc.SetReadDeadline(time.Time{})
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		b.err = fmt.Errorf("%w: %d bytes in %s (%s grace, then at least %d bytes/s): %w",
-			ErrTooSlow, b.n, time.Since(b.start).Round(time.Millisecond), b.policy.Grace, b.policy.MinRate, err)
+		b.err = &TooSlowError{Read: b.n, Elapsed: time.Since(b.start), Policy: b.policy, Err: err}
 		err = b.err
 	case n > 0:
 		_ = b.rc.SetReadDeadline(b.policy.Deadline(b.start, b.n))

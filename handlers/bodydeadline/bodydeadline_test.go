@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -131,8 +132,13 @@ func TestTrickleIsCutWithinGrace(t *testing.T) {
 	if bound := testPolicy.Grace + 500*time.Millisecond; got.elapsed > bound {
 		t.Errorf("cut after %s, want within %s", got.elapsed, bound)
 	}
-	if err := <-read; !errors.Is(err, ErrTooSlow) {
-		t.Errorf("handler read error %v, want ErrTooSlow", err)
+	err := <-read
+	var tooSlow *TooSlowError
+	if !errors.As(err, &tooSlow) || !errors.Is(err, ErrTooSlow) || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("handler read error %v, want a *TooSlowError matching ErrTooSlow and the deadline", err)
+	}
+	if tooSlow.Read >= 1000 || tooSlow.Elapsed < testPolicy.Grace {
+		t.Errorf("cut after %d bytes in %s", tooSlow.Read, tooSlow.Elapsed)
 	}
 }
 

@@ -390,7 +390,7 @@ func (c *Config) Validate() error {
 	seen := map[string]int{}
 	for i, n := range c.Notifications {
 		key := fmt.Sprintf("notifications[%d]", i)
-		errs = appendURLErr(errs, key+".url", n.URL)
+		errs = appendSecretURLErr(errs, key+".url", n.URL)
 		if n.Kind != NotifyWebhook && n.Kind != NotifySlack {
 			add("%s.kind: %q is not one of webhook, slack", key, n.Kind)
 		}
@@ -486,6 +486,16 @@ func appendURLErr(errs []error, key, raw string) []error {
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return append(errs, fmt.Errorf("%s: %q is not an absolute http(s) URL", key, raw))
+	}
+	return errs
+}
+
+// appendSecretURLErr is appendURLErr for a URL that may carry a credential
+// (a notification target): the error quotes none of it.
+func appendSecretURLErr(errs []error, key, raw string) []error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return append(errs, fmt.Errorf("%s: not an absolute http(s) URL (the value is not shown: it may hold a secret)", key))
 	}
 	return errs
 }

@@ -58,9 +58,11 @@ func send(ctx context.Context, client *http.Client, t Target, m Message, now tim
 	if err != nil {
 		return &deliveryError{Permanent: true, Err: fmt.Errorf("failed to encode %s: %w", m.ID, err)}
 	}
+	// Errors name the target by RedactURL only: its URL may hold a secret.
+	target := RedactURL(t.URL)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(body))
 	if err != nil {
-		return &deliveryError{Permanent: true, Err: fmt.Errorf("failed to build the request to %s: %w", t.URL, err)}
+		return &deliveryError{Permanent: true, Err: fmt.Errorf("failed to build the request to %s: %w", target, redactErr(err))}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "mergequeue-notify")
@@ -74,7 +76,7 @@ func send(ctx context.Context, client *http.Client, t Target, m Message, now tim
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return &deliveryError{Err: fmt.Errorf("failed to deliver %s to %s: %w", m.ID, t.URL, err)}
+		return &deliveryError{Err: fmt.Errorf("failed to deliver %s to %s: %w", m.ID, target, redactErr(err))}
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -82,9 +84,9 @@ func send(ctx context.Context, client *http.Client, t Target, m Message, now tim
 	case code >= 200 && code < 300:
 		return nil
 	case code >= 500, code == http.StatusRequestTimeout, code == http.StatusTooManyRequests:
-		return &deliveryError{Err: fmt.Errorf("%s answered %s to %s", t.URL, resp.Status, m.ID)}
+		return &deliveryError{Err: fmt.Errorf("%s answered %s to %s", target, resp.Status, m.ID)}
 	default:
-		return &deliveryError{Permanent: true, Err: fmt.Errorf("%s refused %s: %s", t.URL, m.ID, resp.Status)}
+		return &deliveryError{Permanent: true, Err: fmt.Errorf("%s refused %s: %s", target, m.ID, resp.Status)}
 	}
 }
 

@@ -85,7 +85,7 @@ func (n *Notifier) Targets() []string {
 func (n *Notifier) Wait() { n.wg.Wait() }
 
 func (n *Notifier) run(ctx context.Context, t Target) {
-	log := zerolog.Ctx(ctx).With().Str("notify", t.URL).Str("kind", string(t.Kind)).Logger()
+	log := zerolog.Ctx(ctx).With().Str("notify", RedactURL(t.URL)).Str("kind", string(t.Kind)).Logger()
 	ctx = log.WithContext(ctx)
 	timer := time.NewTimer(0)
 	defer timer.Stop()

@@ -11,7 +11,8 @@ import (
 )
 
 // NotificationCursor is one notification target's position in the event
-// log and its retry state.
+// log and its retry state. Target holds the target's URL, which may carry a
+// credential (a chat webhook): errors never quote it.
 type NotificationCursor struct {
 	Target      string
 	LastEventID int64
@@ -54,11 +55,11 @@ func (s *Store) NotificationCursor(ctx context.Context, target string) (Notifica
 		_, err = s.writer.ExecContext(ctx, `INSERT INTO notification_cursors (target, last_event_id, attempts, next_attempt_at, last_error)
 			VALUES (?, (SELECT COALESCE(MAX(id), 0) FROM events), 0, NULL, '') ON CONFLICT (target) DO NOTHING`, target)
 		if err != nil {
-			return c, fmt.Errorf("failed to start notification cursor of %s: %w", target, err)
+			return c, fmt.Errorf("failed to start a notification cursor: %w", err)
 		}
 		return s.NotificationCursor(ctx, target)
 	case err != nil:
-		return c, fmt.Errorf("failed to read notification cursor of %s: %w", target, err)
+		return c, fmt.Errorf("failed to read a notification cursor: %w", err)
 	}
 	if next.Valid {
 		c.NextAttemptAt = time.UnixMilli(next.Int64).UTC()
@@ -77,7 +78,7 @@ func (s *Store) SaveNotificationCursor(ctx context.Context, c NotificationCursor
 		attempts = excluded.attempts, next_attempt_at = excluded.next_attempt_at, last_error = excluded.last_error`,
 		c.Target, c.LastEventID, c.Attempts, next, c.LastError)
 	if err != nil {
-		return fmt.Errorf("failed to save notification cursor of %s: %w", c.Target, err)
+		return fmt.Errorf("failed to save a notification cursor: %w", err)
 	}
 	return nil
 }

@@ -21,7 +21,8 @@ func (c *Client) WorkflowRun(ctx context.Context, repo queue.Repo, id int64) (st
 	if err != nil {
 		return "", "", fmt.Errorf("failed to %s: %w", what, err)
 	}
-	run, _, err := gh.Actions.GetWorkflowRunByID(ctx, repo.Owner, repo.Name, id)
+	p := escapedRepo(repo)
+	run, _, err := gh.Actions.GetWorkflowRunByID(ctx, p.owner, p.name, id)
 	if err != nil {
 		return "", "", c.fail(repo, what, err)
 	}

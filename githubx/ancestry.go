@@ -2,6 +2,7 @@ package githubx
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/google/go-github/v66/github"
@@ -15,11 +16,15 @@ var _ queue.AncestryChecker = (*Client)(nil)
 // compare API says head is ahead of or identical to ancestor).
 func (c *Client) Contains(ctx context.Context, repo queue.Repo, ancestor, head string) (bool, error) {
 	what := fmt.Sprintf("compare %s...%s in %s", ancestor, head, repo.FullName())
+	if err := errors.Join(checkPathText("commit", ancestor), checkPathText("commit", head)); err != nil {
+		return false, fmt.Errorf("failed to %s: %w", what, err)
+	}
 	gh, err := c.InstallationClient(ctx, repo)
 	if err != nil {
 		return false, fmt.Errorf("failed to %s: %w", what, err)
 	}
-	cmp, _, err := gh.Repositories.CompareCommits(ctx, repo.Owner, repo.Name, ancestor, head, &github.ListOptions{PerPage: 1})
+	p := escapedRepo(repo)
+	cmp, _, err := gh.Repositories.CompareCommits(ctx, p.owner, p.name, ancestor, head, &github.ListOptions{PerPage: 1})
 	if err != nil {
 		return false, c.fail(repo, what, err)
 	}

@@ -15,13 +15,17 @@ import (
 // BranchHead returns the commit SHA branch points at (GET branches/{b}).
 func (c *Client) BranchHead(ctx context.Context, repo queue.Repo, branch string) (string, error) {
 	what := fmt.Sprintf("read the head of branch %s of %s", branch, repo.FullName())
+	if err := checkPathText("branch", branch); err != nil {
+		return "", fmt.Errorf("failed to %s: %w", what, err)
+	}
 	gh, err := c.InstallationClient(ctx, repo)
 	if err != nil {
 		return "", fmt.Errorf("failed to %s: %w", what, err)
 	}
 	// Repositories.GetBranch bypasses Client.Do in go-github v66, losing the
 	// typed errors and rate tracking, so the request is made here.
-	req, err := gh.NewRequest(http.MethodGet, fmt.Sprintf("repos/%v/%v/branches/%v", repo.Owner, repo.Name, url.PathEscape(branch)), nil)
+	p := escapedRepo(repo)
+	req, err := gh.NewRequest(http.MethodGet, fmt.Sprintf("repos/%v/%v/branches/%v", p.owner, p.name, url.PathEscape(branch)), nil)
 	if err != nil {
 		return "", fmt.Errorf("failed to %s: %w", what, err)
 	}
@@ -42,11 +46,15 @@ func (c *Client) BranchHead(ctx context.Context, repo queue.Repo, branch string)
 // required status checks, requires nothing.
 func (c *Client) RequiredChecks(ctx context.Context, repo queue.Repo, branch string) ([]string, error) {
 	what := fmt.Sprintf("read the required status checks of branch %s of %s", branch, repo.FullName())
+	if err := checkPathText("branch", branch); err != nil {
+		return nil, fmt.Errorf("failed to %s: %w", what, err)
+	}
 	gh, err := c.InstallationClient(ctx, repo)
 	if err != nil {
 		return nil, fmt.Errorf("failed to %s: %w", what, err)
 	}
-	rsc, _, err := gh.Repositories.GetRequiredStatusChecks(ctx, repo.Owner, repo.Name, branch)
+	p := escapedRepo(repo)
+	rsc, _, err := gh.Repositories.GetRequiredStatusChecks(ctx, p.owner, p.name, branch)
 	if err != nil {
 		if errors.Is(err, github.ErrBranchNotProtected) || statusOf(err) == http.StatusNotFound {
 			return []string{}, nil
@@ -80,6 +88,9 @@ func (c *Client) RequiredChecks(ctx context.Context, repo queue.Repo, branch str
 // error.
 func (c *Client) DeleteBranch(ctx context.Context, repo queue.Repo, name string) error {
 	what := fmt.Sprintf("delete branch %s of %s", name, repo.FullName())
+	if err := checkPathText("branch", name); err != nil {
+		return fmt.Errorf("failed to %s: %w", what, err)
+	}
 	gh, err := c.InstallationClient(ctx, repo)
 	if err != nil {
 		return fmt.Errorf("failed to %s: %w", what, err)
@@ -90,9 +101,11 @@ func (c *Client) DeleteBranch(ctx context.Context, repo queue.Repo, name string)
 	return nil
 }
 
-// deleteRef deletes refs/heads/name, treating a missing ref as deleted.
+// deleteRef deletes refs/heads/name, treating a missing ref as deleted. The
+// caller checked repo and name.
 func deleteRef(ctx context.Context, gh *github.Client, repo queue.Repo, name string) error {
-	_, err := gh.Git.DeleteRef(ctx, repo.Owner, repo.Name, "heads/"+name)
+	p := escapedRepo(repo)
+	_, err := gh.Git.DeleteRef(ctx, p.owner, p.name, "heads/"+name)
 	if err != nil && !refMissing(err) {
 		return err
 	}
@@ -102,11 +115,16 @@ func deleteRef(ctx context.Context, gh *github.Client, repo queue.Repo, name str
 // TreeSHA returns the tree of commit sha.
 func (c *Client) TreeSHA(ctx context.Context, repo queue.Repo, sha string) (string, error) {
 	what := fmt.Sprintf("read the tree of commit %s of %s", sha, repo.FullName())
+	escSHA, err := segment("commit", sha) // go-github does not escape it
+	if err != nil {
+		return "", fmt.Errorf("failed to %s: %w", what, err)
+	}
 	gh, err := c.InstallationClient(ctx, repo)
 	if err != nil {
 		return "", fmt.Errorf("failed to %s: %w", what, err)
 	}
-	commit, _, err := gh.Git.GetCommit(ctx, repo.Owner, repo.Name, sha)
+	p := escapedRepo(repo)
+	commit, _, err := gh.Git.GetCommit(ctx, p.owner, p.name, escSHA)
 	if err != nil {
 		return "", c.fail(repo, what, err)
 	}

@@ -2,6 +2,7 @@ package githubx
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -30,6 +31,9 @@ func (c *Client) BuildBranch(ctx context.Context, repo queue.Repo, spec queue.Br
 	if spec.Temp == spec.Name {
 		return "", fmt.Errorf("failed to %s: scratch ref equals the branch name", what)
 	}
+	if err := errors.Join(checkPathText("branch", spec.Temp), checkPathText("branch", spec.Name)); err != nil {
+		return "", fmt.Errorf("failed to %s: %w", what, err)
+	}
 	gh, err := c.InstallationClient(ctx, repo)
 	if err != nil {
 		return "", fmt.Errorf("failed to %s: %w", what, err)
@@ -41,19 +45,20 @@ func (c *Client) BuildBranch(ctx context.Context, repo queue.Repo, spec queue.Br
 	if err := setRef(ctx, gh, repo, spec.Temp, spec.From); err != nil {
 		return "", c.fail(repo, fmt.Sprintf("%s: create scratch ref %s at %s", what, spec.Temp, spec.From), err)
 	}
+	p := escapedRepo(repo)
 	for i, head := range spec.Heads {
 		mr := &github.RepositoryMergeRequest{Base: github.String(spec.Temp), Head: github.String(head.SHA)}
 		if head.Message != "" {
 			mr.CommitMessage = github.String(head.Message)
 		}
-		if _, _, err := gh.Repositories.Merge(ctx, repo.Owner, repo.Name, mr); err != nil {
+		if _, _, err := gh.Repositories.Merge(ctx, p.owner, p.name, mr); err != nil {
 			if statusOf(err) == http.StatusConflict {
 				return "", fmt.Errorf("failed to %s: merging #%d: %w", what, head.PRNumber, &queue.ConflictError{Index: i, SHA: head.SHA})
 			}
 			return "", c.fail(repo, fmt.Sprintf("%s: merge #%d (%s)", what, head.PRNumber, head.SHA), err)
 		}
 	}
-	ref, _, err := gh.Git.GetRef(ctx, repo.Owner, repo.Name, "heads/"+spec.Temp)
+	ref, _, err := gh.Git.GetRef(ctx, p.owner, p.name, "heads/"+spec.Temp)
 	if err != nil {
 		return "", c.fail(repo, fmt.Sprintf("%s: read scratch ref %s", what, spec.Temp), err)
 	}
@@ -71,11 +76,12 @@ func (c *Client) BuildBranch(ctx context.Context, repo queue.Repo, spec queue.Br
 // already exists.
 func setRef(ctx context.Context, gh *github.Client, repo queue.Repo, branch, sha string) error {
 	ref := &github.Reference{Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: github.String(sha)}}
-	_, _, err := gh.Git.CreateRef(ctx, repo.Owner, repo.Name, ref)
+	p := escapedRepo(repo)
+	_, _, err := gh.Git.CreateRef(ctx, p.owner, p.name, ref)
 	if err == nil || !refExists(err) {
 		return err
 	}
-	if _, _, err := gh.Git.UpdateRef(ctx, repo.Owner, repo.Name, ref, true); err != nil {
+	if _, _, err := gh.Git.UpdateRef(ctx, p.owner, p.name, ref, true); err != nil {
 		return fmt.Errorf("ref exists and force-moving it failed: %w", err)
 	}
 	return nil

@@ -19,6 +19,7 @@ func (c *Client) UpsertCheckRun(ctx context.Context, repo queue.Repo, id int64, 
 	if err != nil {
 		return 0, fmt.Errorf("failed to write check run %q of %s: %w", run.Name, repo.FullName(), err)
 	}
+	p := escapedRepo(repo)
 	var (
 		status, conclusion, detailsURL *string
 		completedAt                    *github.Timestamp
@@ -39,7 +40,7 @@ func (c *Client) UpsertCheckRun(ctx context.Context, repo queue.Repo, id int64, 
 	}
 
 	if id != 0 {
-		_, _, err := gh.Checks.UpdateCheckRun(ctx, repo.Owner, repo.Name, id, github.UpdateCheckRunOptions{
+		_, _, err := gh.Checks.UpdateCheckRun(ctx, p.owner, p.name, id, github.UpdateCheckRunOptions{
 			Name:        run.Name,
 			DetailsURL:  detailsURL,
 			Status:      status,
@@ -54,7 +55,7 @@ func (c *Client) UpsertCheckRun(ctx context.Context, repo queue.Repo, id int64, 
 			return 0, c.fail(repo, fmt.Sprintf("update check run %d (%q) of %s", id, run.Name, repo.FullName()), err)
 		}
 	}
-	created, _, err := gh.Checks.CreateCheckRun(ctx, repo.Owner, repo.Name, github.CreateCheckRunOptions{
+	created, _, err := gh.Checks.CreateCheckRun(ctx, p.owner, p.name, github.CreateCheckRunOptions{
 		Name:        run.Name,
 		HeadSHA:     run.HeadSHA,
 		DetailsURL:  detailsURL,

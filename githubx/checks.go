@@ -21,6 +21,9 @@ const perPage = 100
 // not completed → pending, concluded success/neutral/skipped → success,
 // any other conclusion → failure. Results are sorted by kind, then name.
 func (c *Client) Checks(ctx context.Context, repo queue.Repo, sha string) ([]queue.CheckResult, error) {
+	if err := checkPathText("commit", sha); err != nil {
+		return nil, fmt.Errorf("failed to read checks of %s in %s: %w", sha, repo.FullName(), err)
+	}
 	gh, err := c.InstallationClient(ctx, repo)
 	if err != nil {
 		return nil, fmt.Errorf("failed to read checks of %s in %s: %w", sha, repo.FullName(), err)
@@ -54,8 +57,9 @@ func (c *Client) Checks(ctx context.Context, repo queue.Repo, sha string) ([]que
 func (c *Client) listStatuses(ctx context.Context, gh *github.Client, repo queue.Repo, sha string) (map[string]*github.RepoStatus, error) {
 	newest := map[string]*github.RepoStatus{}
 	opts := &github.ListOptions{PerPage: perPage}
+	p := escapedRepo(repo)
 	for {
-		page, resp, err := gh.Repositories.ListStatuses(ctx, repo.Owner, repo.Name, sha, opts)
+		page, resp, err := gh.Repositories.ListStatuses(ctx, p.owner, p.name, sha, opts)
 		if err != nil {
 			return nil, c.fail(repo, fmt.Sprintf("list statuses of %s in %s (page %d)", sha, repo.FullName(), max(opts.Page, 1)), err)
 		}
@@ -77,8 +81,9 @@ func (c *Client) listStatuses(ctx context.Context, gh *github.Client, repo queue
 func (c *Client) listCheckRuns(ctx context.Context, gh *github.Client, repo queue.Repo, sha string) (map[string]*github.CheckRun, error) {
 	newest := map[string]*github.CheckRun{}
 	opts := &github.ListCheckRunsOptions{Filter: github.String("latest"), ListOptions: github.ListOptions{PerPage: perPage}}
+	p := escapedRepo(repo)
 	for {
-		page, resp, err := gh.Checks.ListCheckRunsForRef(ctx, repo.Owner, repo.Name, sha, opts)
+		page, resp, err := gh.Checks.ListCheckRunsForRef(ctx, p.owner, p.name, sha, opts)
 		if err != nil {
 			return nil, c.fail(repo, fmt.Sprintf("list check runs of %s in %s (page %d)", sha, repo.FullName(), max(opts.Page, 1)), err)
 		}

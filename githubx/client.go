@@ -44,7 +44,9 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	middleware := append([]githubapp.ClientMiddleware{RetryMiddleware(o.retry)}, o.middleware...)
+	// The path guard is outermost: a refused request mints no token and is
+	// not retried.
+	middleware := append([]githubapp.ClientMiddleware{PathGuardMiddleware, RetryMiddleware(o.retry)}, o.middleware...)
 	ccOpts := []githubapp.ClientOption{
 		githubapp.WithClientUserAgent(cfg.UserAgent),
 		githubapp.WithClientMiddleware(middleware...),
@@ -90,7 +92,9 @@ func (c *Client) AppSlug(ctx context.Context) (string, error) {
 func (c *Client) AppClient() *github.Client { return c.app }
 
 // InstallationClient returns a client authenticated as the App's
-// installation on repo, resolving and caching the installation.
+// installation on repo, resolving and caching the installation. A repo on
+// another host, or whose owner or name is not one safe URL path segment
+// (ErrUnsafePath), is refused before any request.
 func (c *Client) InstallationClient(ctx context.Context, repo queue.Repo) (*github.Client, error) {
 	if err := c.checkHost(repo); err != nil {
 		return nil, err
@@ -100,7 +104,8 @@ func (c *Client) InstallationClient(ctx context.Context, repo queue.Repo) (*gith
 	id, ok := c.installations[key]
 	c.mu.Unlock()
 	if !ok {
-		inst, _, err := c.app.Apps.FindRepositoryInstallation(ctx, repo.Owner, repo.Name)
+		p := escapedRepo(repo)
+		inst, _, err := c.app.Apps.FindRepositoryInstallation(ctx, p.owner, p.name)
 		if err != nil {
 			if statusOf(err) == 404 {
 				return nil, fmt.Errorf("failed to find the installation for %s: %w: %w", repo.FullName(), ErrNotInstalled, err)
@@ -158,10 +163,7 @@ func (c *Client) checkHost(repo queue.Repo) error {
 	if repo.Host != "" && !strings.EqualFold(repo.Host, c.cfg.Host) {
 		return fmt.Errorf("repository %s is on host %q; this client serves %q", repo.FullName(), repo.Host, c.cfg.Host)
 	}
-	if repo.Owner == "" || repo.Name == "" {
-		return fmt.Errorf("incomplete repository %q", repo.String())
-	}
-	return nil
+	return checkRepoPath(repo) // also refuses an empty owner or name
 }
 
 func (c *Client) now() time.Time { return c.opts.now().UTC() }

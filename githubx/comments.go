@@ -18,8 +18,9 @@ func (c *Client) UpsertComment(ctx context.Context, repo queue.Repo, number int,
 	if err != nil {
 		return 0, fmt.Errorf("failed to comment on #%d of %s: %w", number, repo.FullName(), err)
 	}
+	p := escapedRepo(repo)
 	if id != 0 {
-		_, _, err := gh.Issues.EditComment(ctx, repo.Owner, repo.Name, id, &github.IssueComment{Body: github.String(body)})
+		_, _, err := gh.Issues.EditComment(ctx, p.owner, p.name, id, &github.IssueComment{Body: github.String(body)})
 		if err == nil {
 			return id, nil
 		}
@@ -27,7 +28,7 @@ func (c *Client) UpsertComment(ctx context.Context, repo queue.Repo, number int,
 			return 0, c.fail(repo, fmt.Sprintf("edit comment %d on #%d of %s", id, number, repo.FullName()), err)
 		}
 	}
-	created, _, err := gh.Issues.CreateComment(ctx, repo.Owner, repo.Name, number, &github.IssueComment{Body: github.String(body)})
+	created, _, err := gh.Issues.CreateComment(ctx, p.owner, p.name, number, &github.IssueComment{Body: github.String(body)})
 	if err != nil {
 		return 0, c.fail(repo, fmt.Sprintf("create a comment on #%d of %s", number, repo.FullName()), err)
 	}
@@ -42,7 +43,8 @@ func (c *Client) AddReaction(ctx context.Context, repo queue.Repo, commentID int
 	if err != nil {
 		return fmt.Errorf("failed to %s: %w", what, err)
 	}
-	if _, _, err := gh.Reactions.CreateIssueCommentReaction(ctx, repo.Owner, repo.Name, commentID, content); err != nil {
+	p := escapedRepo(repo)
+	if _, _, err := gh.Reactions.CreateIssueCommentReaction(ctx, p.owner, p.name, commentID, content); err != nil {
 		return c.fail(repo, what, err)
 	}
 	return nil

@@ -2,6 +2,7 @@ package githubx
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/google/go-github/v66/github"
@@ -19,11 +20,15 @@ var _ queue.FileDiffer = (*Client)(nil)
 // API. complete is false when GitHub's 300-file cap may have cut the list.
 func (c *Client) DiffFiles(ctx context.Context, repo queue.Repo, base, head string) (map[string]string, bool, error) {
 	what := fmt.Sprintf("compare %s...%s in %s", base, head, repo.FullName())
+	if err := errors.Join(checkPathText("commit", base), checkPathText("commit", head)); err != nil {
+		return nil, false, fmt.Errorf("failed to %s: %w", what, err)
+	}
 	gh, err := c.InstallationClient(ctx, repo)
 	if err != nil {
 		return nil, false, fmt.Errorf("failed to %s: %w", what, err)
 	}
-	cmp, _, err := gh.Repositories.CompareCommits(ctx, repo.Owner, repo.Name, base, head, &github.ListOptions{PerPage: 1})
+	p := escapedRepo(repo)
+	cmp, _, err := gh.Repositories.CompareCommits(ctx, p.owner, p.name, base, head, &github.ListOptions{PerPage: 1})
 	if err != nil {
 		return nil, false, c.fail(repo, what, err)
 	}

@@ -71,9 +71,11 @@ func isTokenError(err error) bool {
 }
 
 // isTransient reports whether err leaves the outcome unknown or is worth
-// retrying later: 5xx, 429, rate limits, network errors and timeouts.
+// retrying later: 5xx, 429, rate limits, network errors and timeouts. A
+// request refused as unsafe (ErrUnsafePath) was never sent and never will
+// be: not transient.
 func isTransient(err error) bool {
-	if err == nil {
+	if err == nil || errors.Is(err, ErrUnsafePath) {
 		return false
 	}
 	if errors.Is(err, queue.ErrTransient) {

@@ -16,7 +16,8 @@ func (c *Client) AddLabel(ctx context.Context, repo queue.Repo, number int, labe
 	if err != nil {
 		return fmt.Errorf("failed to %s: %w", what, err)
 	}
-	if _, _, err := gh.Issues.AddLabelsToIssue(ctx, repo.Owner, repo.Name, number, []string{label}); err != nil {
+	p := escapedRepo(repo)
+	if _, _, err := gh.Issues.AddLabelsToIssue(ctx, p.owner, p.name, number, []string{label}); err != nil {
 		return c.fail(repo, what, err)
 	}
 	return nil
@@ -26,11 +27,16 @@ func (c *Client) AddLabel(ctx context.Context, repo queue.Repo, number int, labe
 // error.
 func (c *Client) RemoveLabel(ctx context.Context, repo queue.Repo, number int, label string) error {
 	what := fmt.Sprintf("remove label %q from #%d of %s", label, number, repo.FullName())
+	escLabel, err := segment("label", label) // go-github does not escape it
+	if err != nil {
+		return fmt.Errorf("failed to %s: %w", what, err)
+	}
 	gh, err := c.InstallationClient(ctx, repo)
 	if err != nil {
 		return fmt.Errorf("failed to %s: %w", what, err)
 	}
-	if _, err := gh.Issues.RemoveLabelForIssue(ctx, repo.Owner, repo.Name, number, label); err != nil {
+	p := escapedRepo(repo)
+	if _, err := gh.Issues.RemoveLabelForIssue(ctx, p.owner, p.name, number, escLabel); err != nil {
 		if StatusCode(err) == 404 {
 			return nil
 		}

@@ -38,7 +38,8 @@ func (c *Client) MergePullRequest(ctx context.Context, repo queue.Repo, number i
 	if err != nil {
 		return "", fmt.Errorf("failed to %s: %w", what, err)
 	}
-	res, _, err := gh.PullRequests.Merge(ctx, repo.Owner, repo.Name, number, "", &github.PullRequestOptions{
+	p := escapedRepo(repo)
+	res, _, err := gh.PullRequests.Merge(ctx, p.owner, p.name, number, "", &github.PullRequestOptions{
 		CommitTitle: req.Title,
 		SHA:         req.SHA,
 		MergeMethod: method,

@@ -19,7 +19,8 @@ func (c *Client) GetPullRequest(ctx context.Context, repo queue.Repo, number int
 	if err != nil {
 		return nil, fmt.Errorf("failed to %s: %w", what, err)
 	}
-	pr, _, err := gh.PullRequests.Get(ctx, repo.Owner, repo.Name, number)
+	p := escapedRepo(repo)
+	pr, _, err := gh.PullRequests.Get(ctx, p.owner, p.name, number)
 	if err != nil {
 		c.forget(repo, err)
 		if statusOf(err) == http.StatusNotFound {
@@ -65,11 +66,16 @@ var permissionRoles = map[string]bool{"admin": true, "maintain": true, "write": 
 // maintain into write and triage into read; custom roles fall back to it.
 func (c *Client) Permission(ctx context.Context, repo queue.Repo, user string) (string, error) {
 	what := fmt.Sprintf("read the permission of %s on %s", user, repo.FullName())
+	escUser, err := segment("user", user) // go-github does not escape it
+	if err != nil {
+		return "", fmt.Errorf("failed to %s: %w", what, err)
+	}
 	gh, err := c.InstallationClient(ctx, repo)
 	if err != nil {
 		return "", fmt.Errorf("failed to %s: %w", what, err)
 	}
-	level, _, err := gh.Repositories.GetPermissionLevel(ctx, repo.Owner, repo.Name, user)
+	p := escapedRepo(repo)
+	level, _, err := gh.Repositories.GetPermissionLevel(ctx, p.owner, p.name, escUser)
 	if err != nil {
 		if statusOf(err) == http.StatusNotFound {
 			return "none", nil

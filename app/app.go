@@ -16,6 +16,7 @@ import (
 	"github.com/mergequeue/mq/githubx"
 	"github.com/mergequeue/mq/handlers"
 	"github.com/mergequeue/mq/handlers/api"
+	"github.com/mergequeue/mq/handlers/bodydeadline"
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/sqlite"
 )
@@ -28,6 +29,9 @@ type Options struct {
 	Logger *zerolog.Logger
 	// GitHubOptions are passed to the GitHub client.
 	GitHubOptions []githubx.Option
+	// BodyDeadline is the minimum-rate read deadline of every request body
+	// (zero fields: bodydeadline's defaults, 10 s of grace then 64 KiB/s).
+	BodyDeadline bodydeadline.Policy
 }
 
 // App is the whole service: store, GitHub client, queue service, workers,
@@ -42,6 +46,7 @@ type App struct {
 	processor *handlers.Processor
 	metrics   *metrics
 	handler   http.Handler
+	bodies    bodydeadline.Policy
 	botLogin  string
 	inboxDone chan struct{}
 	notifier  *notify.Notifier
@@ -79,7 +84,8 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to open the database: %w", err)
 	}
-	a := &App{cfg: cfg, log: log, store: store, gh: gh, botLogin: cfg.BotLoginFor(slug), metrics: newMetrics(), now: opts.Now}
+	a := &App{cfg: cfg, log: log, store: store, gh: gh, botLogin: cfg.BotLoginFor(slug), metrics: newMetrics(), now: opts.Now,
+		bodies: opts.BodyDeadline}
 	a.workers = NewWorkers(nil, cfg.Engine.ReconcileInterval, opts.Now)
 	a.svc = queue.NewService(store, gh, queue.Options{
 		Now: opts.Now, Wake: a.workers.Wake, ReconcileEvery: cfg.Engine.ReconcileInterval,
@@ -92,7 +98,8 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	}
 	hcfg := handlers.Config{Host: cfg.GitHub.Host, BotLogin: a.botLogin, CommandPrefix: cfg.Commands.Prefix}
 	a.processor = handlers.NewProcessor(store, handlers.New(hcfg, a.svc, gh), log)
-	receiver, err := handlers.NewReceiver(cfg.GitHub.App.WebhookSecret, store, a.processor.Wake)
+	receiver, err := handlers.NewReceiver(cfg.GitHub.App.WebhookSecret, store, a.processor.Wake,
+		handlers.WithReceiverLogger(log))
 	if err != nil {
 		_ = store.Close()
 		return nil, fmt.Errorf("failed to create the webhook receiver: %w", err)
@@ -160,9 +167,19 @@ func (a *App) Start(ctx context.Context) error {
 	return nil
 }
 
+// Connection timeouts of the HTTP server. Request bodies are bounded by the
+// minimum-rate deadline of Options.BodyDeadline instead of a ReadTimeout, so
+// that a large webhook on a slow link is not cut.
+const (
+	// ReadHeaderTimeout bounds the wait for a request's headers.
+	ReadHeaderTimeout = 10 * time.Second
+	// IdleTimeout closes a keep-alive connection unused for this long.
+	IdleTimeout = 2 * time.Minute
+)
+
 // Serve serves HTTP on ln until ctx ends, then shuts down gracefully.
 func (a *App) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second,
+	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: ReadHeaderTimeout, IdleTimeout: IdleTimeout,
 		BaseContext: func(net.Listener) context.Context { return a.log.WithContext(context.Background()) }}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

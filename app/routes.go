@@ -6,7 +6,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// routes mounts every endpoint of SPEC §9.
+// routes mounts every endpoint of SPEC §9, every request body under the
+// minimum-rate read deadline (a trickling body is cut: 408 or a closed
+// connection).
 func (a *App) routes(webhooks, restAPI http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/api/github/hook", webhooks)
@@ -18,7 +20,7 @@ func (a *App) routes(webhooks, restAPI http.Handler) http.Handler {
 	})
 	mux.HandleFunc("GET /readyz", a.ready)
 	mux.HandleFunc("GET /{$}", a.dashboard)
-	return mux
+	return a.bodies.Handler(mux)
 }
 
 // ready answers 200 when the database answers.

@@ -17,6 +17,7 @@ import (
 	"github.com/mergequeue/mq/app"
 	"github.com/mergequeue/mq/githubx"
 	"github.com/mergequeue/mq/githubx/fakegithub"
+	"github.com/mergequeue/mq/handlers/bodydeadline"
 )
 
 // Options configure an Env.
@@ -38,6 +39,8 @@ type Options struct {
 	Host string
 	// Notifications are the endpoints queue activity is sent to (SPEC §8).
 	Notifications []app.NotificationTarget
+	// BodyDeadline is the app's request body deadline (zero: the defaults).
+	BodyDeadline bodydeadline.Policy
 }
 
 // Env is a running fake GitHub plus a running app.
@@ -126,7 +129,8 @@ func (e *Env) startApp(ctx context.Context) error {
 	// Tests and the sandbox run everything on loopback: retry fast.
 	policy := githubx.DefaultRetryPolicy()
 	policy.BaseDelay, policy.MaxDelay = 10*time.Millisecond, 50*time.Millisecond
-	a, err := app.New(ctx, e.cfg, app.Options{Logger: &logger, GitHubOptions: []githubx.Option{githubx.WithRetryPolicy(policy)}})
+	a, err := app.New(ctx, e.cfg, app.Options{Logger: &logger, GitHubOptions: []githubx.Option{githubx.WithRetryPolicy(policy)},
+		BodyDeadline: e.opts.BodyDeadline})
 	if err != nil {
 		ln.Close()
 		return err

@@ -10,8 +10,12 @@ import (
 
 // CreateQueueFrom creates a queue from the default settings changed by u,
 // in u's state (running when nil). ErrExists if the queue exists; an
-// *InputError if u is invalid.
+// *InputError if the key breaks the naming rules (QueueKey.Validate) or u
+// is invalid.
 func (s *Service) CreateQueueFrom(ctx context.Context, key QueueKey, u QueueUpdate) (*Queue, error) {
+	if err := key.Validate(); err != nil {
+		return nil, &InputError{Msg: err.Error()}
+	}
 	settings, err := u.ApplySettings(DefaultSettings())
 	if err != nil {
 		return nil, err

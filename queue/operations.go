@@ -7,8 +7,13 @@ import (
 )
 
 // CreateQueue creates a queue with the given settings (ErrExists if the
-// queue exists; *InputError if the settings are invalid).
+// queue exists; *InputError if the key breaks the naming rules or the
+// settings are invalid). Every stored queue has a valid key, so the
+// workers only ever put valid names into GitHub paths.
 func (s *Service) CreateQueue(ctx context.Context, key QueueKey, settings Settings) (*Queue, error) {
+	if err := key.Validate(); err != nil {
+		return nil, &InputError{Msg: err.Error()}
+	}
 	if err := settings.Validate(); err != nil {
 		return nil, err
 	}

@@ -26,12 +26,18 @@ type TargetsUpdate struct {
 	// All marks the PR as impacting every target; List is then ignored.
 	All  bool
 	List []string
+	// VerifyPR reads the PR from GitHub before anything is stored, so that
+	// a PR GitHub does not know is ErrPRNotFound (SPEC §7: 404). The REST
+	// API sets it, unless the request's credential already read the PR
+	// (ConfirmForkedRun).
+	VerifyPR bool
 }
 
 // SetImpactedTargets stores a PR's impacted targets in a queue, replacing
 // earlier ones, and wakes the queue. The PR need not be submitted yet.
 // ErrNotFound if the queue is unknown; *InputError for a missing PR number
-// or SHA.
+// or SHA; with VerifyPR, ErrPRNotFound if GitHub does not know the PR (and
+// a transient GitHub failure as such), nothing stored in either case.
 func (s *Service) SetImpactedTargets(ctx context.Context, u TargetsUpdate) error {
 	if u.PRNumber <= 0 {
 		return Inputf("pr.number is required")
@@ -42,6 +48,11 @@ func (s *Service) SetImpactedTargets(ctx context.Context, u TargetsUpdate) error
 	q, err := s.store.GetQueue(ctx, u.Key)
 	if err != nil {
 		return fmt.Errorf("failed to load queue %s: %w", u.Key, err)
+	}
+	if u.VerifyPR {
+		if _, err := s.gh.GetPullRequest(ctx, q.Key.Repo, u.PRNumber); err != nil {
+			return fmt.Errorf("failed to read pull request #%d of %s: %w", u.PRNumber, q.Key.Repo.FullName(), err)
+		}
 	}
 	t := Targets{QueueID: q.ID, PRNumber: u.PRNumber, SHA: u.SHA, All: u.All, UpdatedAt: s.now()}
 	if !u.All {
@@ -62,6 +73,7 @@ func (s *Service) SetImpactedTargets(ctx context.Context, u TargetsUpdate) error
 // which cannot hold an API token: GitHub must report workflow run runID in
 // repo as queued or in progress, for head SHA sha, and sha must be the PR's
 // current head. Anything else is ErrRunNotConfirmed (wrapped with why); a
+// confirmed run for a PR GitHub does not know also wraps ErrPRNotFound; a
 // transient GitHub failure is returned as such (the caller may retry).
 func (s *Service) ConfirmForkedRun(ctx context.Context, repo Repo, prNumber int, sha string, runID int64) error {
 	wr, ok := s.gh.(WorkflowRuns)

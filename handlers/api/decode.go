@@ -131,7 +131,12 @@ type queueRequest struct {
 	TargetBranch string    `json:"targetBranch"`
 }
 
-// validate reports the first missing field (an empty string is missing).
+// validate reports the first missing field (an empty string is missing),
+// then the first field that breaks the naming rules of
+// queue.QueueKey.Validate (host, owner, name, branch), as a 400 naming the
+// field and the rule. Every operation validates before it reads the store
+// or calls GitHub, so a hostile name ("..", "acme/../evil", a NUL, a bidi
+// override) never reaches either.
 func (q *queueRequest) validate() error {
 	for _, f := range []struct{ name, value string }{
 		{"repo.host", q.Repo.Host},
@@ -143,13 +148,17 @@ func (q *queueRequest) validate() error {
 			return badRequestf("%s is required", f.name)
 		}
 	}
+	key := queue.QueueKey{Repo: queue.Repo{Host: q.Repo.Host, Owner: q.Repo.Owner, Name: q.Repo.Name}, Branch: q.TargetBranch}
+	if err := key.Validate(); err != nil {
+		return badRequestf("%v", err)
+	}
 	return nil
 }
 
 // queueKey turns a validated request into a queue key on the served host:
 // another host is 404, a repository outside the token's scope 403. The key
 // carries the configured spelling of the host; owner, name and branch are
-// passed through as sent.
+// passed through as sent, once validate accepted them.
 func (a *API) queueKey(ctx context.Context, q queueRequest) (queue.QueueKey, error) {
 	key, err := a.resolveKey(q)
 	if err != nil {

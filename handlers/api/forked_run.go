@@ -39,13 +39,17 @@ func parseForkedRunID(v string) (int64, error) {
 }
 
 // confirmForkedRun asks GitHub, through the service, whether the request's
-// workflow run vouches for PR n at sha in repo: 401 if not, 500 if GitHub
-// could not be asked (the client retries).
+// workflow run vouches for PR n at sha in repo: 404 if the run is in
+// progress but GitHub does not know the PR, 401 if the run does not vouch,
+// 500 if GitHub could not be asked (the client retries).
 func (a *API) confirmForkedRun(ctx context.Context, runID int64, repo queue.Repo, n int, sha string) error {
 	err := a.svc.ConfirmForkedRun(ctx, repo, n, sha, runID)
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, queue.ErrPRNotFound):
+		loggerFrom(ctx).Info().Err(err).Msg("forked workflow run names a pull request GitHub does not know")
+		return prNotOnGitHub(repo, n)
 	case errors.Is(err, queue.ErrRunNotConfirmed):
 		loggerFrom(ctx).Info().Err(err).Msg("forked workflow run not confirmed")
 		return unauthorized(fmt.Sprintf("workflow run %d is not in progress for the head of pull request #%d", runID, n))

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -89,23 +90,23 @@ func (c *queueCollectors) add(m *queue.QueueMetrics) {
 	}
 }
 
-// selectQueues picks the queues a scrape covers: those of one repository
-// (repo=<owner>/<name> with repoHost), or every queue the token may see.
-func (a *API) selectQueues(r *http.Request, all []*queue.Queue) ([]*queue.Queue, error) {
+// metricsScope reads a scrape's parameters before anything is read: the
+// one repository it covers (repo=<owner>/<name> with repoHost), or nil for
+// every queue the token may see. Names breaking the naming rules are 400,
+// another host 404, a repository outside the token's scope 403.
+func (a *API) metricsScope(r *http.Request) (*queue.Repo, error) {
 	params := r.URL.Query()
 	repoParam, host := strings.TrimSpace(params.Get("repo")), strings.TrimSpace(params.Get("repoHost"))
-	if host != "" && !strings.EqualFold(host, a.host) {
-		return nil, notFoundf("unknown repository host %q: this service serves %s", truncate(host), a.host)
-	}
-	tok := tokenFrom(r.Context())
-	if repoParam == "" {
-		var out []*queue.Queue
-		for _, q := range all {
-			if strings.EqualFold(q.Key.Repo.Host, a.host) && tokenAllows(tok, q.Key.Repo) {
-				out = append(out, q)
-			}
+	if host != "" {
+		if err := queue.ValidateHost(host); err != nil {
+			return nil, paramError("repoHost", err)
 		}
-		return out, nil
+		if !strings.EqualFold(host, a.host) {
+			return nil, notFoundf("unknown repository host %q: this service serves %s", truncate(host), a.host)
+		}
+	}
+	if repoParam == "" {
+		return nil, nil
 	}
 	if host == "" {
 		return nil, badRequestf("repoHost is required with repo")
@@ -114,14 +115,42 @@ func (a *API) selectQueues(r *http.Request, all []*queue.Queue) ([]*queue.Queue,
 	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
 		return nil, badRequestf("invalid parameter repo: must be <owner>/<name>, got %q", truncate(repoParam))
 	}
+	if err := errors.Join(queue.ValidateOwner(owner), queue.ValidateRepoName(name)); err != nil {
+		return nil, paramError("repo", err)
+	}
 	repo := queue.Repo{Host: a.host, Owner: owner, Name: name}
 	if err := authorize(r.Context(), repo); err != nil {
 		return nil, err
 	}
+	return &repo, nil
+}
+
+// paramError is the 400 for a query parameter holding a name the naming
+// rules refuse.
+func paramError(param string, err error) error {
+	var ne *queue.NameError
+	if errors.As(err, &ne) {
+		return badRequestf("invalid parameter %s: %s %s, got %q", param, strings.TrimPrefix(ne.Field, "repo."), ne.Rule, truncate(ne.Value))
+	}
+	return badRequestf("invalid parameter %s: %v", param, err)
+}
+
+// selectQueues picks the queues a scrape covers: those of repo, or when
+// repo is nil every queue the token may see.
+func (a *API) selectQueues(r *http.Request, repo *queue.Repo, all []*queue.Queue) ([]*queue.Queue, error) {
 	var out []*queue.Queue
+	if repo == nil {
+		tok := tokenFrom(r.Context())
+		for _, q := range all {
+			if strings.EqualFold(q.Key.Repo.Host, a.host) && tokenAllows(tok, q.Key.Repo) {
+				out = append(out, q)
+			}
+		}
+		return out, nil
+	}
 	for _, q := range all {
 		k := q.Key.Repo
-		if strings.EqualFold(k.Host, a.host) && strings.EqualFold(k.Owner, owner) && strings.EqualFold(k.Name, name) {
+		if strings.EqualFold(k.Host, a.host) && strings.EqualFold(k.Owner, repo.Owner) && strings.EqualFold(k.Name, repo.Name) {
 			out = append(out, q)
 		}
 	}
@@ -134,15 +163,20 @@ func (a *API) selectQueues(r *http.Request, all []*queue.Queue) ([]*queue.Queue,
 // getMergeQueueMetrics (GET /v1/getMergeQueueMetrics) serves the queues'
 // metrics in the Prometheus text format, built with the Prometheus client
 // library from a registry made for this request. 400 for repo without
-// repoHost or a malformed repo, 403 outside the token's scope, 404 for
-// another host or a repository without queues.
+// repoHost, a malformed repo or a name breaking the naming rules, 403
+// outside the token's scope, 404 for another host or a repository without
+// queues.
 func (a *API) getMergeQueueMetrics(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
+	scope, err := a.metricsScope(r)
+	if err != nil {
+		return err
+	}
 	all, err := a.svc.ListQueues(ctx)
 	if err != nil {
 		return fmt.Errorf("failed to list queues: %w", err)
 	}
-	queues, err := a.selectQueues(r, all)
+	queues, err := a.selectQueues(r, scope, all)
 	if err != nil {
 		return err
 	}

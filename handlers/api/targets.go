@@ -87,9 +87,11 @@ func (req *setImpactedTargetsRequest) validate() (string, error) {
 }
 
 // setImpactedTargets (POST /v1/setImpactedTargets) stores the targets a PR
-// impacts for one head SHA; the PR need not be submitted yet. 200 {}; 404
-// if the queue is unknown. Authenticated by a token, or for PRs from forks
-// by ForkedRunHeader (401 unless GitHub confirms the run).
+// impacts for one head SHA; the PR need not be submitted yet, but GitHub
+// must know it. 200 {}; 400 for an invalid field (before any GitHub call,
+// also for ForkedRunHeader requests); 404 if the queue or the PR is
+// unknown. Authenticated by a token, or for PRs from forks by
+// ForkedRunHeader (401 unless GitHub confirms the run).
 func (a *API) setImpactedTargets(w http.ResponseWriter, r *http.Request) error {
 	var req setImpactedTargetsRequest
 	if err := readJSON(w, r, &req); err != nil {
@@ -102,6 +104,9 @@ func (a *API) setImpactedTargets(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	n := int(req.PR.Number)
 	var key queue.QueueKey
+	// The PR is read from GitHub once: by the forked run's confirmation, or
+	// else by the service (VerifyPR).
+	verifyPR := true
 	if runID := forkedRunFrom(ctx); runID != 0 {
 		if key, err = a.resolveKey(req.queueRequest); err != nil {
 			return err
@@ -109,16 +114,19 @@ func (a *API) setImpactedTargets(w http.ResponseWriter, r *http.Request) error {
 		if err := a.confirmForkedRun(ctx, runID, key.Repo, n, sha); err != nil {
 			return err
 		}
+		verifyPR = false
 	} else if key, err = a.queueKey(ctx, req.queueRequest); err != nil {
 		return err
 	}
 	err = a.svc.SetImpactedTargets(ctx, queue.TargetsUpdate{Key: key, PRNumber: n, SHA: sha,
-		All: req.ImpactedTargets.all, List: req.ImpactedTargets.list})
+		All: req.ImpactedTargets.all, List: req.ImpactedTargets.list, VerifyPR: verifyPR})
 	if err != nil {
 		var ie *queue.InputError
 		switch {
 		case errors.As(err, &ie):
 			return ie
+		case errors.Is(err, queue.ErrPRNotFound):
+			return prNotOnGitHub(key.Repo, n)
 		case errors.Is(err, queue.ErrNotFound):
 			return queueNotFound(key)
 		}
@@ -127,4 +135,9 @@ func (a *API) setImpactedTargets(w http.ResponseWriter, r *http.Request) error {
 	loggerFrom(ctx).Debug().Int("pr", n).Bool("all", req.ImpactedTargets.all).
 		Int("targets", len(req.ImpactedTargets.list)).Msg("impacted targets stored")
 	return writeEmpty(w)
+}
+
+// prNotOnGitHub is the 404 for a pull request GitHub does not know.
+func prNotOnGitHub(repo queue.Repo, n int) error {
+	return notFoundf("pull request #%d not found on GitHub in %s", n, repo.FullName())
 }

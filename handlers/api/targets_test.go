@@ -50,7 +50,7 @@ func TestSetImpactedTargets(t *testing.T) {
 				t.Fatalf("SetImpactedTargets called %d times", len(got))
 			}
 			want := tt.want
-			want.Key = testKey
+			want.Key, want.VerifyPR = testKey, true // a token request: the service reads the PR
 			if !reflect.DeepEqual(got[0], want) {
 				t.Errorf("update = %+v, want %+v", got[0].Key, want.Key)
 				t.Errorf("update: number %d sha %s all %v list %d; want number %d sha %s all %v list %d",
@@ -72,6 +72,8 @@ func TestSetImpactedTargetsErrors(t *testing.T) {
 	}{
 		{"unknown queue", targetsBody("12", testSHA, `[]`), fmt.Errorf("load: %w", queue.ErrNotFound), http.StatusNotFound, "no queue", true},
 		{"store failure", targetsBody("12", testSHA, `[]`), errors.New("disk full"), http.StatusInternalServerError, "internal error", true},
+		{"PR unknown on GitHub", targetsBody("12", testSHA, `[]`), fmt.Errorf("read: %w", queue.ErrPRNotFound), http.StatusNotFound,
+			"pull request #12 not found on GitHub in octo/widgets", true},
 		{"missing sha", body(`"pr":{"number":12}`, `"impactedTargets":[]`), nil, http.StatusBadRequest, "pr.sha is required", false},
 		{"short sha", targetsBody("12", "abc123", `[]`), nil, http.StatusBadRequest, "pr.sha", false},
 		{"non-hex sha", targetsBody("12", strings.Repeat("g", 40), `[]`), nil, http.StatusBadRequest, "pr.sha", false},
@@ -147,6 +149,20 @@ func TestForkedWorkflowRunAuth(t *testing.T) {
 		{"other host is 404 before asking GitHub", map[string]string{ForkedRunHeader: "4242"},
 			`{"repo":{"host":"gitlab.com","owner":"o","name":"w"},"targetBranch":"main","pr":{"number":12,"sha":"` + testSHA + `"},"impactedTargets":[]}`,
 			nil, http.StatusNotFound, "gitlab.com", false, false},
+		{"PR unknown on GitHub is 404", map[string]string{ForkedRunHeader: "4242"}, targetsBody("12", testSHA, `[]`),
+			fmt.Errorf("pull request #12: %w: %w", queue.ErrRunNotConfirmed, queue.ErrPRNotFound), http.StatusNotFound,
+			"pull request #12 not found on GitHub in octo/widgets", true, false},
+		{"hostile owner is 400 before asking GitHub", map[string]string{ForkedRunHeader: "4242"},
+			`{"repo":{"host":"github.com","owner":"acme/../evil","name":"w"},"targetBranch":"main","pr":{"number":12,"sha":"` + testSHA + `"},"impactedTargets":[]}`,
+			nil, http.StatusBadRequest, "invalid field repo.owner", false, false},
+		{"hostile name is 400 before asking GitHub", map[string]string{ForkedRunHeader: "4242"},
+			`{"repo":{"host":"github.com","owner":"acme","name":"../../app/installations"},"targetBranch":"main","pr":{"number":12,"sha":"` + testSHA + `"},"impactedTargets":[]}`,
+			nil, http.StatusBadRequest, "invalid field repo.name", false, false},
+		{"hostile branch is 400 before asking GitHub", map[string]string{ForkedRunHeader: "4242"},
+			`{"repo":{"host":"github.com","owner":"acme","name":"w"},"targetBranch":"a..b","pr":{"number":12,"sha":"` + testSHA + `"},"impactedTargets":[]}`,
+			nil, http.StatusBadRequest, "invalid field targetBranch", false, false},
+		{"bad PR number is 400 before asking GitHub", map[string]string{ForkedRunHeader: "4242"}, targetsBody(`"12/../1"`, testSHA, `[]`), nil,
+			http.StatusBadRequest, "pr.number", false, false},
 		{"a token wins over the header", map[string]string{ForkedRunHeader: "4242", TokenHeader: secretAll}, targetsBody("12", testSHA, `[]`), nil,
 			http.StatusOK, "", false, true},
 		{"an invalid token is not rescued by the header", map[string]string{ForkedRunHeader: "4242", TokenHeader: "mq_nope"}, targetsBody("12", testSHA, `[]`), nil,

@@ -355,8 +355,8 @@ func (c *Config) Validate() error {
 	errs = appendURLErr(errs, "github.web_url", c.GitHub.WebURL)
 	errs = appendURLErr(errs, "github.v3_api_url", c.GitHub.V3APIURL)
 	errs = appendURLErr(errs, "github.v4_api_url", c.GitHub.V4APIURL)
-	if c.GitHub.Host == "" || strings.ContainsAny(c.GitHub.Host, "/ ") {
-		add("github.host: %q is not a host name", c.GitHub.Host)
+	if err := queue.ValidateHost(c.GitHub.Host); err != nil {
+		errs = append(errs, renameField(err, "github.host"))
 	}
 	app := c.GitHub.App
 	if app.IntegrationID <= 0 {
@@ -453,11 +453,21 @@ func (c *Config) validateQueues() []error {
 	for i, q := range c.Queues {
 		key := fmt.Sprintf("queues[%d]", i)
 		owner, name, ok := strings.Cut(q.Repo, "/")
-		if !ok || owner == "" || name == "" || strings.ContainsAny(name, "/ ") || strings.Contains(owner, " ") {
+		switch {
+		case !ok || owner == "" || name == "" || strings.Contains(name, "/"):
 			errs = append(errs, fmt.Errorf("%s.repo: %q is not owner/name", key, q.Repo))
+		default:
+			if err := queue.ValidateOwner(owner); err != nil {
+				errs = append(errs, renameField(err, key+".repo (owner)"))
+			}
+			if err := queue.ValidateRepoName(name); err != nil {
+				errs = append(errs, renameField(err, key+".repo (name)"))
+			}
 		}
 		if q.Branch == "" {
 			errs = append(errs, fmt.Errorf("%s.branch is required", key))
+		} else if err := queue.ValidateBranch(q.Branch); err != nil {
+			errs = append(errs, renameField(err, key+".branch"))
 		}
 		if q.Concurrency < 0 {
 			errs = append(errs, fmt.Errorf("%s.concurrency: %d must be positive", key, q.Concurrency))
@@ -475,6 +485,19 @@ func (c *Config) validateQueues() []error {
 		seen[id] = i
 	}
 	return errs
+}
+
+// renameField makes a *queue.NameError name the configuration key instead
+// of the API field ("invalid field queues[0].branch: must not contain
+// \"..\", got \"a..b\""); other errors are prefixed with the key.
+func renameField(err error, key string) error {
+	var ne *queue.NameError
+	if !errors.As(err, &ne) {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	named := *ne
+	named.Field = key
+	return &named
 }
 
 // appendURLErr appends an error naming key unless raw is an absolute

@@ -107,7 +107,10 @@ func decode(eventType string, payload []byte, v any) error {
 }
 
 // repoOf names the repository of an event on the configured host, and
-// returns it in go-github's form for githubapp's context helpers.
+// returns it in go-github's form for githubapp's context helpers. A
+// repository whose owner or name breaks the naming rules (Repo.Validate)
+// is a Permanent error saying which rule: the delivery is recorded as
+// failed with that reason and reaches neither the queue nor GitHub.
 func repoOf(cfg Config, r *ghRepo) (queue.Repo, *github.Repository, error) {
 	if r == nil {
 		return queue.Repo{}, nil, Permanent(errNoRepository)
@@ -119,8 +122,24 @@ func repoOf(cfg Config, r *ghRepo) (queue.Repo, *github.Repository, error) {
 	if owner == "" || r.Name == "" {
 		return queue.Repo{}, nil, Permanent(errNoRepository)
 	}
+	repo := queue.Repo{Host: cfg.Host, Owner: owner, Name: r.Name}
+	if err := repo.Validate(); err != nil {
+		return queue.Repo{}, nil, Permanent(fmt.Errorf("payload names an invalid repository: %w", err))
+	}
 	gr := &github.Repository{Name: github.String(r.Name), Owner: &github.User{Login: github.String(owner)}}
-	return queue.Repo{Host: cfg.Host, Owner: owner, Name: r.Name}, gr, nil
+	return repo, gr, nil
+}
+
+// unqueueableBranch explains why no queue can target branch (it breaks
+// the naming rules, so no queue with that branch can exist), or is "" for
+// a valid name. Events about such a branch are ignored with that reason:
+// GitHub accepts some names the rules refuse (e.g. with invisible
+// characters), and a push to one is no failure.
+func unqueueableBranch(branch string) string {
+	if err := queue.ValidateBranch(branch); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // pullRequestOf turns a webhook's pull_request object into queue facts.

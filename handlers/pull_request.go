@@ -15,6 +15,8 @@ import (
 // submits the PR to the queue of its base branch, removing it cancels the
 // PR's active entries. Label changes made by the bot itself are ignored;
 // PR facts are forwarded whoever caused them (they are facts, not commands).
+// Events whose base branch breaks the naming rules are ignored (no queue
+// can target it; the queue's reconciliation still reads such a PR).
 type PullRequestHandler struct{ deps }
 
 var _ githubapp.EventHandler = (*PullRequestHandler)(nil)
@@ -61,6 +63,10 @@ func (h *PullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 	}
 	ctx, log := githubapp.PreparePRContext(ctx, ev.installationID(), ghRepo, pr.Number)
 	ctx = log.With().Str("action", action).Logger().WithContext(ctx)
+	if why := unqueueableBranch(pr.BaseBranch); why != "" {
+		zerolog.Ctx(ctx).Info().Str("reason", why).Msg("ignoring pull_request event: no queue can target its base branch")
+		return nil
+	}
 
 	if factActions[action] {
 		if err := h.svc.OnPullRequest(ctx, repo, pr); err != nil {

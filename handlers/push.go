@@ -6,13 +6,15 @@ import (
 	"strings"
 
 	"github.com/palantir/go-githubapp/githubapp"
+	"github.com/rs/zerolog"
 )
 
 // zeroSHA is the "after" of a push that deleted a ref.
 const zeroSHA = "0000000000000000000000000000000000000000"
 
-// PushHandler reports branch moves to the queue. Tag pushes and branch
-// deletions are ignored.
+// PushHandler reports branch moves to the queue. Tag pushes, branch
+// deletions and pushes to a branch breaking the naming rules (which no
+// queue can target) are ignored.
 type PushHandler struct{ deps }
 
 var _ githubapp.EventHandler = (*PushHandler)(nil)
@@ -46,6 +48,10 @@ func (h *PushHandler) Handle(ctx context.Context, eventType, deliveryID string, 
 		return err
 	}
 	ctx, _ = githubapp.PrepareRepoContext(ctx, ev.installationID(), ghRepo)
+	if why := unqueueableBranch(branch); why != "" {
+		zerolog.Ctx(ctx).Info().Str("reason", why).Msg("ignoring push to a branch no queue can target")
+		return nil
+	}
 	if err := h.svc.OnPush(ctx, repo, branch, after); err != nil {
 		return fmt.Errorf("failed to record push of %s to %s: %w", after, branch, err)
 	}

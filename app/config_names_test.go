@@ -25,7 +25,9 @@ func TestValidateBootstrapQueueNames(t *testing.T) {
 			`invalid field queues[0].repo (name): must not be "." or ".."`},
 		{"name with a space", func(c *Config) { c.Queues = []QueueBootstrap{{Repo: "acme/wid gets", Branch: "main"}} },
 			"invalid field queues[0].repo (name)"},
-		{"branch traversal", func(c *Config) { c.Queues = []QueueBootstrap{{Repo: "acme/widgets", Branch: "../../app/installations"}} },
+		{"branch traversal", func(c *Config) {
+			c.Queues = []QueueBootstrap{{Repo: "acme/widgets", Branch: "../../app/installations"}}
+		},
 			`invalid field queues[0].branch: must not contain ".."`},
 		{"branch newline", func(c *Config) { c.Queues = []QueueBootstrap{{Repo: "acme/widgets", Branch: "main\n"}} },
 			`invalid field queues[0].branch: must not contain control characters, got "main\n"`},

@@ -15,10 +15,10 @@
 //     MinRate × (elapsed − Grace) bytes is never cut: a body of N bytes may
 //     take up to Grace + N/MinRate in all.
 //   - A client that stalls or trickles is cut once it falls behind that
-//     line, so within about Grace of its last burst; a trickle of a byte a
-//     second is cut after about Grace. The read fails with an error
-//     matching ErrTooSlow (the handler answers 408 Request Timeout) and the
-//     connection is closed after the response.
+//     line: a stall lasts at most what Grace and the bytes already sent pay
+//     for, and a trickle of a byte a second is cut after about Grace. The
+//     read fails with an error matching ErrTooSlow (the handler answers 408
+//     Request Timeout) and the connection is closed after the response.
 //   - A handler that never reads the body (a request refused on its headers)
 //     is bounded too: the deadline Grace after the request started also
 //     bounds the server's discarding of the unread body afterwards.

@@ -61,6 +61,9 @@ func (h *PullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 	if pr.Number == 0 {
 		pr.Number = ev.Number
 	}
+	if pr.Number <= 0 {
+		return Permanent(fmt.Errorf("pull_request %s payload has no pull request number", action))
+	}
 	ctx, log := githubapp.PreparePRContext(ctx, ev.installationID(), ghRepo, pr.Number)
 	ctx = log.With().Str("action", action).Logger().WithContext(ctx)
 	if why := unqueueableBranch(pr.BaseBranch); why != "" {

@@ -478,6 +478,11 @@ func (c *Config) validateQueues() []error {
 		if _, err := queue.ParseEnum("merge_method", q.MergeMethod, queue.MergeCommit, queue.Squash, queue.Rebase); err != nil && q.MergeMethod != "" {
 			errs = append(errs, fmt.Errorf("%s.%w", key, err))
 		}
+		if s, err := q.Settings(); err == nil {
+			if err := s.Validate(); err != nil { // ranges the queue enforces at creation
+				errs = append(errs, fmt.Errorf("%s: %w", key, err))
+			}
+		}
 		id := strings.ToLower(q.Repo) + ":" + q.Branch
 		if j, dup := seen[id]; dup {
 			errs = append(errs, fmt.Errorf("%s: %s branch %s is already queues[%d]", key, q.Repo, q.Branch, j))

@@ -75,6 +75,9 @@ func (h *IssueCommentHandler) Handle(ctx context.Context, eventType, deliveryID 
 		return err
 	}
 	number := ev.Issue.Number
+	if number <= 0 {
+		return Permanent(errors.New("issue_comment payload has no issue number"))
+	}
 	ctx, log := githubapp.PreparePRContext(ctx, ev.installationID(), ghRepo, number)
 	ctx = log.With().Str("command", string(cmd.Kind)).Str("commenter", login).Logger().WithContext(ctx)
 	return h.run(ctx, commandCall{cmd: cmd, repo: repo, number: number,

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/crashpoint"
 )
 
 // cleanupTimeout bounds deleting the scratch ref after BuildBranch.
@@ -45,6 +46,8 @@ func (c *Client) BuildBranch(ctx context.Context, repo queue.Repo, spec queue.Br
 	if err := setRef(ctx, gh, repo, spec.Temp, spec.From); err != nil {
 		return "", c.fail(repo, fmt.Sprintf("%s: create scratch ref %s at %s", what, spec.Temp, spec.From), err)
 	}
+	// The scratch ref exists on GitHub and nothing durable names it.
+	crashpoint.Hit(crashpoint.ScratchRefCreated)
 	p := escapedRepo(repo)
 	for i, head := range spec.Heads {
 		mr := &github.RepositoryMergeRequest{Base: github.String(spec.Temp), Head: github.String(head.SHA)}

@@ -17,6 +17,7 @@ import (
 	"github.com/mergequeue/mq/handlers"
 	"github.com/mergequeue/mq/handlers/api"
 	"github.com/mergequeue/mq/handlers/bodydeadline"
+	"github.com/mergequeue/mq/handlers/inbox"
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/sqlite"
 )
@@ -43,7 +44,7 @@ type App struct {
 	gh        *githubx.Client
 	svc       *queue.Service
 	workers   *Workers
-	processor *handlers.Processor
+	processor *inbox.Processor
 	metrics   *metrics
 	handler   http.Handler
 	bodies    bodydeadline.Policy
@@ -97,9 +98,9 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 		return nil, err
 	}
 	hcfg := handlers.Config{Host: cfg.GitHub.Host, BotLogin: a.botLogin, CommandPrefix: cfg.Commands.Prefix}
-	a.processor = handlers.NewProcessor(store, handlers.New(hcfg, a.svc, gh), log)
-	receiver, err := handlers.NewReceiver(cfg.GitHub.App.WebhookSecret, store, a.processor.Wake,
-		handlers.WithReceiverLogger(log))
+	a.processor = inbox.NewProcessor(store, handlers.New(hcfg, a.svc, gh), log)
+	receiver, err := inbox.NewReceiver(cfg.GitHub.App.WebhookSecret, store, a.processor.Wake,
+		inbox.WithReceiverLogger(log))
 	if err != nil {
 		_ = store.Close()
 		return nil, fmt.Errorf("failed to create the webhook receiver: %w", err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/handlers/inbox"
 )
 
 // TestEveryExampleIsHandled runs every example payload through the full set
@@ -20,7 +20,7 @@ func TestEveryExampleIsHandled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inbox := newFakeInbox()
+	store := newFakeInbox()
 	n := 0
 	for _, dir := range dirs {
 		if !dir.IsDir() {
@@ -35,20 +35,20 @@ func TestEveryExampleIsHandled(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := inbox.PutDelivery(context.Background(), queue.Delivery{ID: f, Event: dir.Name(), Payload: payload}); err != nil {
+			if _, err := store.PutDelivery(context.Background(), inbox.Delivery{ID: f, Event: dir.Name(), Payload: payload}); err != nil {
 				t.Fatal(err)
 			}
 			n++
 		}
 	}
 	svc, gh := newFakeService(), newFakeGitHub()
-	p := NewProcessor(inbox, New(testConfig(), svc, gh), zerolog.Nop(), WithBatchSize(7))
+	p := inbox.NewProcessor(store, New(testConfig(), svc, gh), zerolog.Nop(), inbox.WithBatchSize(7))
 	got, err := p.ProcessPending(context.Background())
 	if err != nil || got != n || n < 90 {
 		t.Fatalf("ProcessPending = %d, %v; want %d (>= 90)", got, err, n)
 	}
-	for _, id := range inbox.order {
-		if d, _ := inbox.get(id); !d.Done || d.Error != "" {
+	for _, id := range store.order {
+		if d, _ := store.get(id); !d.Done || d.Error != "" {
 			t.Errorf("%s: done=%v error=%q", id, d.Done, d.Error)
 		}
 	}

@@ -5,33 +5,22 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/handlers/inbox"
 )
 
-// fakeInbox is an in-memory queue.Inbox.
+// fakeInbox is an in-memory inbox.Store, for running the handlers through
+// the processor's dispatch.
 type fakeInbox struct {
-	mu       sync.Mutex
-	order    []string
-	byID     map[string]*queue.Delivery
-	putErr   error
-	readErr  error
-	finishes []finishCall
+	mu    sync.Mutex
+	order []string
+	byID  map[string]*inbox.Delivery
 }
 
-type finishCall struct {
-	ID      string
-	Done    bool
-	ErrText string
-}
+func newFakeInbox() *fakeInbox { return &fakeInbox{byID: make(map[string]*inbox.Delivery)} }
 
-func newFakeInbox() *fakeInbox { return &fakeInbox{byID: make(map[string]*queue.Delivery)} }
-
-func (f *fakeInbox) PutDelivery(_ context.Context, d queue.Delivery) (bool, error) {
+func (f *fakeInbox) PutDelivery(_ context.Context, d inbox.Delivery) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.putErr != nil {
-		return false, f.putErr
-	}
 	if _, ok := f.byID[d.ID]; ok {
 		return false, nil
 	}
@@ -40,13 +29,10 @@ func (f *fakeInbox) PutDelivery(_ context.Context, d queue.Delivery) (bool, erro
 	return true, nil
 }
 
-func (f *fakeInbox) PendingDeliveries(_ context.Context, limit int) ([]queue.Delivery, error) {
+func (f *fakeInbox) PendingDeliveries(_ context.Context, limit int) ([]inbox.Delivery, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.readErr != nil {
-		return nil, f.readErr
-	}
-	var out []queue.Delivery
+	var out []inbox.Delivery
 	for _, id := range f.order {
 		if d := f.byID[id]; !d.Done && len(out) < limit {
 			out = append(out, *d)
@@ -65,22 +51,15 @@ func (f *fakeInbox) FinishDelivery(_ context.Context, id string, done bool, errT
 	d.Attempts++
 	d.Done = done
 	d.Error = errText
-	f.finishes = append(f.finishes, finishCall{id, done, errText})
 	return nil
 }
 
-func (f *fakeInbox) get(id string) (queue.Delivery, bool) {
+func (f *fakeInbox) get(id string) (inbox.Delivery, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	d, ok := f.byID[id]
 	if !ok {
-		return queue.Delivery{}, false
+		return inbox.Delivery{}, false
 	}
 	return *d, true
-}
-
-func (f *fakeInbox) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.order)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mergequeue/mq/handlers/inbox"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -54,8 +55,8 @@ func FuzzWebhook(f *testing.F) {
 		svc.addQueue(queue.QueueKey{Repo: helloWorld, Branch: "master"}, queue.DefaultSettings())
 		gh := &checkedGitHub{fakeGitHub: newFakeGitHub(), problems: &svc.problems}
 		gh.perms = map[string]string{"Codertocat": "admin", "octocat": "write", "writer": "write", "reader": "read"}
-		p := NewProcessor(newFakeInbox(), New(testConfig(), svc, gh), zerolog.Nop())
-		h, ok := p.handlers[event]
+		p := inbox.NewProcessor(newFakeInbox(), New(testConfig(), svc, gh), zerolog.Nop())
+		h, ok := p.Handler(event)
 		if !ok {
 			return // no handler: the processor marks it done unread
 		}

@@ -84,31 +84,6 @@ type Store interface {
 	ListMerges(ctx context.Context, queueID int64, limit int) ([]MergeRecord, error)
 }
 
-// Delivery is one GitHub webhook delivery, kept durably before it is
-// acknowledged and processed from the inbox afterwards.
-type Delivery struct {
-	ID         string // X-GitHub-Delivery
-	Event      string // X-GitHub-Event
-	Payload    []byte
-	ReceivedAt time.Time
-	// Attempts counts processing attempts; Done is set once processed
-	// (successfully or given up); Error holds the last failure.
-	Attempts int
-	Done     bool
-	Error    string
-}
-
-// Inbox is the durable store of webhook deliveries.
-type Inbox interface {
-	// PutDelivery stores d unless a delivery with its ID exists; it reports
-	// whether d was new.
-	PutDelivery(ctx context.Context, d Delivery) (bool, error)
-	// PendingDeliveries returns up to limit deliveries not yet Done, oldest first.
-	PendingDeliveries(ctx context.Context, limit int) ([]Delivery, error)
-	// FinishDelivery records an attempt; done marks it processed.
-	FinishDelivery(ctx context.Context, id string, done bool, errText string) error
-}
-
 // APIToken is a REST API token. Only the SHA-256 hash of the secret is kept.
 type APIToken struct {
 	ID        string

@@ -17,9 +17,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/githubx/fakegithub"
-	"github.com/mergequeue/mq/handlers"
 	"github.com/mergequeue/mq/handlers/bodydeadline"
-	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/handlers/inbox"
 )
 
 // limitsPolicy scales the body deadline down so that a trickle is cut in
@@ -133,8 +132,8 @@ func (h *harness) rawPost(path string, header http.Header, body []byte, chunk in
 
 // hookHeader is the header of a signed delivery.
 func hookHeader(event, id, signature string) http.Header {
-	return http.Header{"Content-Type": {"application/json"}, handlers.HeaderEvent: {event},
-		handlers.HeaderDelivery: {id}, handlers.HeaderSignature: {signature}}
+	return http.Header{"Content-Type": {"application/json"}, inbox.HeaderEvent: {event},
+		inbox.HeaderDelivery: {id}, inbox.HeaderSignature: {signature}}
 }
 
 // stored reports whether the app stored delivery id (by offering the same
@@ -142,7 +141,7 @@ func hookHeader(event, id, signature string) http.Header {
 func (h *harness) stored(id string) bool {
 	h.t.Helper()
 	isNew, err := h.env.App().Store().PutDelivery(context.Background(),
-		queue.Delivery{ID: id, Event: "ping", Payload: []byte(`{}`), ReceivedAt: time.Now()})
+		inbox.Delivery{ID: id, Event: "ping", Payload: []byte(`{}`), ReceivedAt: time.Now()})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -169,7 +168,7 @@ func TestSlowBodiesAreCut(t *testing.T) {
 		body   []byte
 	}{
 		{"REST", "/v1/submitPullRequest", http.Header{"Content-Type": {"application/json"}, "X-Api-Token": {h.token}}, []byte(submit)},
-		{"webhook", "/api/github/hook", hookHeader("ping", "slow-delivery", handlers.Sign([]byte(h.env.WebhookSecret()), []byte(ping))), []byte(ping)},
+		{"webhook", "/api/github/hook", hookHeader("ping", "slow-delivery", inbox.Sign([]byte(h.env.WebhookSecret()), []byte(ping))), []byte(ping)},
 	}
 	for _, tt := range tests {
 		got := h.rawPost(tt.path, tt.header, tt.body, 1, 20*time.Millisecond)
@@ -205,8 +204,8 @@ func TestFullSizeWebhookIsAccepted(t *testing.T) {
 	t.Parallel()
 	h := newHarnessWith(t, Options{BodyDeadline: limitsPolicy})
 	prefix, suffix := `{"zen":"`, `","hook_id":1}`
-	body := []byte(prefix + strings.Repeat("z", handlers.MaxWebhookBodyBytes-len(prefix)-len(suffix)) + suffix)
-	sig := handlers.Sign([]byte(h.env.WebhookSecret()), body)
+	body := []byte(prefix + strings.Repeat("z", inbox.MaxBodyBytes-len(prefix)-len(suffix)) + suffix)
+	sig := inbox.Sign([]byte(h.env.WebhookSecret()), body)
 	// 1 MiB every 20 ms (slower if the server reads slower): at least
 	// 0.5 s, 2.5 times Grace, so only a deadline that moves with the bytes
 	// lets it through.
@@ -246,9 +245,9 @@ func TestRefusedWebhooksAreLogged(t *testing.T) {
 		header     http.Header
 		status     int
 	}{
-		{"refused-wrong-sig", "wrong signature", hookHeader("ping", "refused-wrong-sig", handlers.Sign([]byte("not the secret"), body)), http.StatusUnauthorized},
+		{"refused-wrong-sig", "wrong signature", hookHeader("ping", "refused-wrong-sig", inbox.Sign([]byte("not the secret"), body)), http.StatusUnauthorized},
 		{"refused-no-sig", "missing signature", hookHeader("ping", "refused-no-sig", ""), http.StatusUnauthorized},
-		{"", "missing X-GitHub-Event or X-GitHub-Delivery header", hookHeader("ping", "", handlers.Sign([]byte(h.env.WebhookSecret()), body)), http.StatusBadRequest},
+		{"", "missing X-GitHub-Event or X-GitHub-Delivery header", hookHeader("ping", "", inbox.Sign([]byte(h.env.WebhookSecret()), body)), http.StatusBadRequest},
 	}
 	for _, tt := range tests {
 		for k, v := range tt.header {

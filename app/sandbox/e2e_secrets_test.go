@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mergequeue/mq/app"
-	"github.com/mergequeue/mq/handlers"
+	"github.com/mergequeue/mq/handlers/inbox"
 )
 
 // No secret ever reaches the log, at debug level, while the app refuses a
@@ -35,7 +35,7 @@ func TestNoSecretInTheLog(t *testing.T) {
 
 	// A webhook signed with another key.
 	body := []byte(`{"zen":"Secrets stay secret.","hook_id":1}`)
-	if got := h.rawPost("/api/github/hook", hookHeader("ping", "wrong-key", handlers.Sign([]byte("not the secret"), body)),
+	if got := h.rawPost("/api/github/hook", hookHeader("ping", "wrong-key", inbox.Sign([]byte("not the secret"), body)),
 		body, len(body), 1); got.status != http.StatusUnauthorized {
 		t.Fatalf("wrong signature: got %+v, want 401", got)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/mergequeue/mq/githubx/fakegithub"
-	"github.com/mergequeue/mq/handlers"
+	"github.com/mergequeue/mq/handlers/inbox"
 )
 
 // commentPayload is an issue_comment webhook for a comment on a PR.
@@ -73,7 +73,7 @@ func TestWebhookSignatureAndDedupe(t *testing.T) {
 	if _, ok := h.entry(p1); ok {
 		t.Fatalf("an unsigned delivery queued #%d", p1)
 	}
-	sig := handlers.Sign([]byte(h.env.WebhookSecret()), payload)
+	sig := inbox.Sign([]byte(h.env.WebhookSecret()), payload)
 	for i := 0; i < 2; i++ {
 		if got := h.deliver("same-delivery", payload, sig); got != http.StatusOK {
 			t.Fatalf("delivery %d: status %d, want 200", i, got)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mergequeue/mq/handlers/inbox"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -13,12 +14,12 @@ func TestPutDelivery(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := openTest(t)
-	d := queue.Delivery{ID: "d1", Event: "pull_request", Payload: []byte(`{"action":"opened"}`), ReceivedAt: t0}
+	d := inbox.Delivery{ID: "d1", Event: "pull_request", Payload: []byte(`{"action":"opened"}`), ReceivedAt: t0}
 	isNew, err := s.PutDelivery(ctx, d)
 	if err != nil || !isNew {
 		t.Fatalf("first PutDelivery = %v, %v; want true, nil", isNew, err)
 	}
-	dup := queue.Delivery{ID: "d1", Event: "push", Payload: []byte(`{}`), ReceivedAt: at(time.Hour)}
+	dup := inbox.Delivery{ID: "d1", Event: "push", Payload: []byte(`{}`), ReceivedAt: at(time.Hour)}
 	isNew, err = s.PutDelivery(ctx, dup)
 	if err != nil || isNew {
 		t.Fatalf("duplicate PutDelivery = %v, %v; want false, nil", isNew, err)
@@ -27,9 +28,9 @@ func TestPutDelivery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertEqual(t, got, []queue.Delivery{d})
+	assertEqual(t, got, []inbox.Delivery{d})
 
-	if _, err := s.PutDelivery(ctx, queue.Delivery{Event: "push"}); err == nil {
+	if _, err := s.PutDelivery(ctx, inbox.Delivery{Event: "push"}); err == nil {
 		t.Error("PutDelivery with an empty ID succeeded")
 	}
 }
@@ -38,7 +39,7 @@ func TestPendingDeliveriesOrderAndLimit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := openTest(t)
-	for _, d := range []queue.Delivery{
+	for _, d := range []inbox.Delivery{
 		{ID: "late", Event: "push", ReceivedAt: at(3 * time.Second)},
 		{ID: "early", Event: "push", ReceivedAt: at(time.Second)},
 		{ID: "tie-first", Event: "push", ReceivedAt: at(2 * time.Second)},
@@ -49,7 +50,7 @@ func TestPendingDeliveriesOrderAndLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ids := func(ds []queue.Delivery) []string {
+	ids := func(ds []inbox.Delivery) []string {
 		var out []string
 		for _, d := range ds {
 			out = append(out, d.ID)
@@ -79,7 +80,7 @@ func TestFinishDelivery(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := openTest(t)
-	if _, err := s.PutDelivery(ctx, queue.Delivery{ID: "d", Event: "push", Payload: []byte("x"), ReceivedAt: t0}); err != nil {
+	if _, err := s.PutDelivery(ctx, inbox.Delivery{ID: "d", Event: "push", Payload: []byte("x"), ReceivedAt: t0}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.FinishDelivery(ctx, "d", false, "github is down"); err != nil {
@@ -89,8 +90,8 @@ func TestFinishDelivery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := queue.Delivery{ID: "d", Event: "push", Payload: []byte("x"), ReceivedAt: t0, Attempts: 1, Error: "github is down"}
-	assertEqual(t, got, []queue.Delivery{want})
+	want := inbox.Delivery{ID: "d", Event: "push", Payload: []byte("x"), ReceivedAt: t0, Attempts: 1, Error: "github is down"}
+	assertEqual(t, got, []inbox.Delivery{want})
 
 	if err := s.FinishDelivery(ctx, "d", true, ""); err != nil {
 		t.Fatal(err)

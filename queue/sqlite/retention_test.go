@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mergequeue/mq/handlers/inbox"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -30,7 +31,7 @@ func TestPrune(t *testing.T) {
 		at   time.Time
 		done bool
 	}{{"old-done", old, true}, {"old-pending", old, false}, {"recent-done", recent, true}} {
-		if _, err := s.PutDelivery(ctx, queue.Delivery{ID: d.id, Event: "status", Payload: []byte("{}"), ReceivedAt: d.at}); err != nil {
+		if _, err := s.PutDelivery(ctx, inbox.Delivery{ID: d.id, Event: "status", Payload: []byte("{}"), ReceivedAt: d.at}); err != nil {
 			t.Fatal(err)
 		}
 		if d.done {
@@ -59,7 +60,7 @@ func TestPrune(t *testing.T) {
 	if err != nil || len(pending) != 1 || pending[0].ID != "old-pending" {
 		t.Errorf("pending deliveries %v, %v: the old pending one must stay", pending, err)
 	}
-	if ok, err := s.PutDelivery(ctx, queue.Delivery{ID: "recent-done", Event: "status", ReceivedAt: now}); err != nil || ok {
+	if ok, err := s.PutDelivery(ctx, inbox.Delivery{ID: "recent-done", Event: "status", ReceivedAt: now}); err != nil || ok {
 		t.Errorf("a recent delivery was forgotten: redelivery stored again (%v, %v)", ok, err)
 	}
 	left, err := s.EventsAfter(ctx, 0, 10)

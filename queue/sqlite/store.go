@@ -11,16 +11,17 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
+	"github.com/mergequeue/mq/handlers/inbox"
 	"github.com/mergequeue/mq/queue"
 )
 
 // Compile-time checks that Store implements the ports it is used for.
 var (
 	_ queue.Store  = (*Store)(nil)
-	_ queue.Inbox  = (*Store)(nil)
+	_ inbox.Store  = (*Store)(nil)
 	_ queue.Tokens = (*Store)(nil)
 	_ queue.Store  = (*txStore)(nil)
-	_ queue.Inbox  = (*txStore)(nil)
+	_ inbox.Store  = (*txStore)(nil)
 	_ queue.Tokens = (*txStore)(nil)
 )
 
@@ -49,7 +50,7 @@ var readerParams = []string{
 	"_pragma=query_only(1)",
 }
 
-// Store is the SQLite implementation of queue.Store, queue.Inbox and
+// Store is the SQLite implementation of queue.Store, inbox.Store and
 // queue.Tokens. It is safe for concurrent use.
 type Store struct {
 	ops

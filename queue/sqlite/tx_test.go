@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/mergequeue/mq/handlers/inbox"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -13,11 +14,11 @@ func TestTxStoreServesInboxAndTokens(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	err := s.WithTx(ctx, func(tx queue.Store) error {
-		inbox, ok := tx.(queue.Inbox)
+		deliveries, ok := tx.(inbox.Store)
 		if !ok {
-			return errors.New("tx store is not a queue.Inbox")
+			return errors.New("tx store is not an inbox.Store")
 		}
-		_, err := inbox.PutDelivery(ctx, queue.Delivery{ID: "d", Event: "push", ReceivedAt: t0})
+		_, err := deliveries.PutDelivery(ctx, inbox.Delivery{ID: "d", Event: "push", ReceivedAt: t0})
 		return err
 	})
 	if err != nil {

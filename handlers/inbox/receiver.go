@@ -1,4 +1,4 @@
-package handlers
+package inbox
 
 import (
 	"errors"
@@ -13,12 +13,11 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/handlers/bodydeadline"
-	"github.com/mergequeue/mq/queue"
 )
 
-// MaxWebhookBodyBytes is the largest webhook body accepted (GitHub's own cap
+// MaxBodyBytes is the largest webhook body accepted (GitHub's own cap
 // is 25 MB, so a real delivery is never refused). Larger bodies get 413.
-const MaxWebhookBodyBytes = 25 << 20
+const MaxBodyBytes = 25 << 20
 
 // Header names GitHub sets on every delivery.
 const (
@@ -37,7 +36,7 @@ const maxHeaderLen = 200
 // processor logs and ignores them), so "acknowledged" always means "stored".
 type Receiver struct {
 	secret []byte
-	inbox  queue.Inbox
+	inbox  Store
 	wake   func()
 	now    func() time.Time
 	log    zerolog.Logger
@@ -59,7 +58,7 @@ func WithReceiverLogger(l zerolog.Logger) ReceiverOption {
 // NewReceiver builds a Receiver. It refuses an empty secret (an unsigned or
 // empty-key-signed webhook endpoint accepts anyone's events). wake is called
 // without blocking after a new delivery is stored; nil means no wake-up.
-func NewReceiver(secret string, inbox queue.Inbox, wake func(), opts ...ReceiverOption) (*Receiver, error) {
+func NewReceiver(secret string, inbox Store, wake func(), opts ...ReceiverOption) (*Receiver, error) {
 	if secret == "" {
 		return nil, errors.New("webhook secret must not be empty")
 	}
@@ -109,7 +108,7 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxWebhookBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		switch {
@@ -132,7 +131,7 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	isNew, err := rc.inbox.PutDelivery(r.Context(), queue.Delivery{
+	isNew, err := rc.inbox.PutDelivery(r.Context(), Delivery{
 		ID:         id,
 		Event:      event,
 		Payload:    payload,

@@ -1,4 +1,4 @@
-package handlers
+package inbox
 
 import (
 	"bufio"
@@ -65,7 +65,7 @@ func TestReceiverLogsEveryRefusal(t *testing.T) {
 			http.StatusUnauthorized, "wrong signature"},
 		{"body too large", func() *http.Request {
 			r := hookRequest("push", "d-1", "sha256=00", nil)
-			r.Body = io.NopCloser(bytes.NewReader(make([]byte, MaxWebhookBodyBytes+1)))
+			r.Body = io.NopCloser(bytes.NewReader(make([]byte, MaxBodyBytes+1)))
 			return r
 		}, http.StatusRequestEntityTooLarge, "body too large"},
 		{"read failure", func() *http.Request {

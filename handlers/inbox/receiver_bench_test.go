@@ -1,4 +1,4 @@
-package handlers
+package inbox_test
 
 import (
 	"bytes"
@@ -12,8 +12,13 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mergequeue/mq/handlers/inbox"
 	"github.com/mergequeue/mq/queue/sqlite"
 )
+
+// benchSecret signs the benchmark's deliveries. The benchmark is an external
+// test: it stores into queue/sqlite, which imports this package.
+const benchSecret = "s3cret"
 
 // BenchmarkWebhookIngestLoopback measures deliveries acknowledged per
 // second over loopback HTTP, each verified and durably stored in SQLite
@@ -26,7 +31,7 @@ func BenchmarkWebhookIngestLoopback(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	r, err := NewReceiver(testSecret, store, func() {})
+	r, err := inbox.NewReceiver(benchSecret, store, func() {})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -35,7 +40,7 @@ func BenchmarkWebhookIngestLoopback(b *testing.B) {
 	client := srv.Client()
 	client.Transport.(*http.Transport).MaxIdleConnsPerHost = 64
 	body := []byte(`{"state":"success","context":"ci/test","description":"` + strings.Repeat("x", 6000) + `"}`)
-	sig := Sign([]byte(testSecret), body)
+	sig := inbox.Sign([]byte(benchSecret), body)
 	var seq atomic.Int64
 	b.SetParallelism(4)
 	b.ReportAllocs()
@@ -44,9 +49,9 @@ func BenchmarkWebhookIngestLoopback(b *testing.B) {
 		for pb.Next() {
 			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/github/hook", bytes.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set(HeaderEvent, "status")
-			req.Header.Set(HeaderDelivery, fmt.Sprintf("bench-%d", seq.Add(1)))
-			req.Header.Set(HeaderSignature, sig)
+			req.Header.Set(inbox.HeaderEvent, "status")
+			req.Header.Set(inbox.HeaderDelivery, fmt.Sprintf("bench-%d", seq.Add(1)))
+			req.Header.Set(inbox.HeaderSignature, sig)
 			resp, err := client.Do(req)
 			if err != nil {
 				b.Error(err)

@@ -1,4 +1,4 @@
-package handlers
+package inbox
 
 import (
 	"bytes"
@@ -11,8 +11,6 @@ import (
 
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
-
-	"github.com/mergequeue/mq/queue"
 )
 
 // recordingHandler records the deliveries it sees and fails as told.
@@ -63,7 +61,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 
 func put(t *testing.T, inbox *fakeInbox, id, event string) {
 	t.Helper()
-	if _, err := inbox.PutDelivery(context.Background(), queue.Delivery{ID: id, Event: event, Payload: []byte(`{}`)}); err != nil {
+	if _, err := inbox.PutDelivery(context.Background(), Delivery{ID: id, Event: event, Payload: []byte(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
 }

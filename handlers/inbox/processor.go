@@ -1,4 +1,4 @@
-package handlers
+package inbox
 
 import (
 	"context"
@@ -8,11 +8,9 @@ import (
 
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
-
-	"github.com/mergequeue/mq/queue"
 )
 
-// Processor drains the webhook inbox. Deliveries are handled one at a time,
+// Processor drains the inbox. Deliveries are handled one at a time,
 // oldest first, by the handler whose Handles() lists their event (the first
 // such handler in the list). A delivery is marked done when its handler
 // succeeds, when no handler wants its event, when its handler returns a
@@ -24,7 +22,7 @@ import (
 // Backoff times are kept in memory; after a restart a failing delivery is
 // retried at once (its attempt count is durable, so the bound still holds).
 type Processor struct {
-	inbox    queue.Inbox
+	inbox    Store
 	handlers map[string]githubapp.EventHandler
 	log      zerolog.Logger
 	wake     chan struct{}
@@ -42,7 +40,7 @@ type Processor struct {
 }
 
 // NewProcessor builds a Processor dispatching to handlers.
-func NewProcessor(inbox queue.Inbox, handlers []githubapp.EventHandler, logger zerolog.Logger, opts ...ProcessorOption) *Processor {
+func NewProcessor(inbox Store, handlers []githubapp.EventHandler, logger zerolog.Logger, opts ...ProcessorOption) *Processor {
 	p := &Processor{
 		inbox:          inbox,
 		handlers:       make(map[string]githubapp.EventHandler),
@@ -68,6 +66,13 @@ func NewProcessor(inbox queue.Inbox, handlers []githubapp.EventHandler, logger z
 		o(p)
 	}
 	return p
+}
+
+// Handler returns the handler deliveries of event are dispatched to; ok is
+// false when none is (such deliveries are marked done unread).
+func (p *Processor) Handler(event string) (h githubapp.EventHandler, ok bool) {
+	h, ok = p.handlers[event]
+	return h, ok
 }
 
 // Wake asks Run to look at the inbox now. It never blocks; wake-ups that
@@ -149,7 +154,7 @@ func (p *Processor) ProcessPending(ctx context.Context) (int, error) {
 }
 
 // process runs one delivery through its handler and records the outcome.
-func (p *Processor) process(ctx context.Context, d queue.Delivery) error {
+func (p *Processor) process(ctx context.Context, d Delivery) error {
 	log := p.log.With().
 		Str(githubapp.LogKeyDeliveryID, d.ID).
 		Str(githubapp.LogKeyEventType, d.Event).
@@ -182,7 +187,7 @@ func (p *Processor) process(ctx context.Context, d queue.Delivery) error {
 }
 
 // call runs the handler with a bounded context, turning a panic into an error.
-func (p *Processor) call(ctx context.Context, h githubapp.EventHandler, d queue.Delivery) (err error) {
+func (p *Processor) call(ctx context.Context, h githubapp.EventHandler, d Delivery) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, p.handlerTimeout)
 	defer cancel()
 	defer func() {

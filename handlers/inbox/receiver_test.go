@@ -1,4 +1,4 @@
-package handlers
+package inbox
 
 import (
 	"bytes"
@@ -147,8 +147,8 @@ func TestReceiverBodyLimit(t *testing.T) {
 		size int
 		want int
 	}{
-		{"at the limit", MaxWebhookBodyBytes, http.StatusOK},
-		{"one byte over", MaxWebhookBodyBytes + 1, http.StatusRequestEntityTooLarge},
+		{"at the limit", MaxBodyBytes, http.StatusOK},
+		{"one byte over", MaxBodyBytes + 1, http.StatusRequestEntityTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

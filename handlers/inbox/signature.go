@@ -1,4 +1,4 @@
-package handlers
+package inbox
 
 import (
 	"crypto/hmac"

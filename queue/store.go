@@ -83,25 +83,3 @@ type Store interface {
 	// last `limit` records (0 = all).
 	ListMerges(ctx context.Context, queueID int64, limit int) ([]MergeRecord, error)
 }
-
-// APIToken is a REST API token. Only the SHA-256 hash of the secret is kept.
-type APIToken struct {
-	ID        string
-	Name      string
-	Hash      []byte   // SHA-256 of the secret
-	Repos     []string // "owner/name"; empty with Owners empty = every repo
-	Owners    []string
-	CreatedAt time.Time
-	ExpiresAt time.Time // zero = never
-	RevokedAt time.Time // zero = not revoked
-}
-
-// Tokens is the durable store of API tokens.
-type Tokens interface {
-	CreateToken(ctx context.Context, t APIToken) error
-	// TokenByHash finds a token by the hash of its secret (ErrNotFound).
-	TokenByHash(ctx context.Context, hash []byte) (*APIToken, error)
-	ListTokens(ctx context.Context) ([]APIToken, error)
-	// RevokeToken marks the token with this ID or name revoked (ErrNotFound).
-	RevokeToken(ctx context.Context, idOrName string, at time.Time) error
-}

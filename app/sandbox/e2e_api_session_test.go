@@ -18,6 +18,7 @@ import (
 
 	"github.com/mergequeue/mq/githubx/fakegithub"
 	"github.com/mergequeue/mq/handlers/api"
+	"github.com/mergequeue/mq/handlers/api/apitoken"
 )
 
 // sessionBody is a request for the main queue with extra members.
@@ -177,7 +178,7 @@ func TestAPIClientSession(t *testing.T) {
 		t.Fatalf("createQueue answered %s, want {}", out)
 	}
 	h.sessionStatus("createQueue", sessionBody(nil), http.StatusConflict)
-	other, _, err := api.IssueToken(context.Background(), h.env.App().Store(), "elsewhere", []string{"someone/else"}, nil, 0, time.Now())
+	other, _, err := apitoken.Issue(context.Background(), h.env.App().Store(), "elsewhere", []string{"someone/else"}, nil, 0, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/githubx/fakegithub"
-	"github.com/mergequeue/mq/handlers/api"
+	"github.com/mergequeue/mq/handlers/api/apitoken"
 )
 
 const (
@@ -61,7 +61,7 @@ func newHarnessWith(t testing.TB, opts Options) *harness {
 		t.Fatalf("failed to start sandbox: %v", err)
 	}
 	t.Cleanup(env.Close)
-	secret, _, err := api.IssueToken(ctx, env.App().Store(), "test", nil, nil, 0, time.Now())
+	secret, _, err := apitoken.Issue(ctx, env.App().Store(), "test", nil, nil, 0, time.Now())
 	if err != nil {
 		t.Fatalf("failed to issue token: %v", err)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/mergequeue/mq/app/sandbox"
 	"github.com/mergequeue/mq/githubx/fakegithub"
-	"github.com/mergequeue/mq/handlers/api"
+	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -49,7 +49,7 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	defer env.Close()
 	env.Fake.SetCIHold(*ciTime > 0)
 
-	secret, _, err := api.IssueToken(ctx, env.App().Store(), "sandbox", nil, nil, 0, time.Now())
+	secret, _, err := apitoken.Issue(ctx, env.App().Store(), "sandbox", nil, nil, 0, time.Now())
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/app"
-	"github.com/mergequeue/mq/handlers/api"
+	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue/sqlite"
 )
 
@@ -47,15 +47,16 @@ func token(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer store.Close()
+	var tokens apitoken.Store = store
 	switch sub {
 	case "create":
-		secret, tok, err := api.IssueToken(ctx, store, *name, repos, owners, *expires, time.Now())
+		secret, tok, err := apitoken.Issue(ctx, tokens, *name, repos, owners, *expires, time.Now())
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "created token %q (id %s); it is shown only once:\n%s\n", tok.Name, tok.ID, secret)
 	case "list":
-		toks, err := store.ListTokens(ctx)
+		toks, err := tokens.ListTokens(ctx)
 		if err != nil {
 			return err
 		}
@@ -73,7 +74,7 @@ func token(ctx context.Context, args []string, stdout io.Writer) error {
 		if fs.NArg() != 1 {
 			return errors.New("usage: bot token revoke [--config FILE] ID-OR-NAME")
 		}
-		if err := store.RevokeToken(ctx, fs.Arg(0), time.Now()); err != nil {
+		if err := tokens.RevokeToken(ctx, fs.Arg(0), time.Now()); err != nil {
 			return fmt.Errorf("failed to revoke %q: %w", fs.Arg(0), err)
 		}
 		fmt.Fprintf(stdout, "revoked %s\n", fs.Arg(0))

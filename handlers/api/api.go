@@ -8,7 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/handlers/api/apitoken"
 )
 
 // DefaultHost is the GitHub host served when Options.Host is empty.
@@ -34,7 +34,7 @@ type Options struct {
 // API serves /v1/<operation>. Construct it with New.
 type API struct {
 	svc    Service
-	tokens queue.Tokens
+	tokens apitoken.Store
 	host   string
 	now    func() time.Time
 	log    zerolog.Logger
@@ -55,7 +55,7 @@ type route struct {
 
 // New returns the /v1 handler. It serves "/v1/<operation>" and, when mounted
 // behind http.StripPrefix, "/<operation>".
-func New(svc Service, tokens queue.Tokens, opts Options) http.Handler {
+func New(svc Service, tokens apitoken.Store, opts Options) http.Handler {
 	a := &API{svc: svc, tokens: tokens, host: opts.Host, now: opts.Now, log: opts.Logger}
 	if a.host == "" {
 		a.host = DefaultHost

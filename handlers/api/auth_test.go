@@ -1,12 +1,15 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/handlers/api/apitoken"
 )
 
 func TestAuthentication(t *testing.T) {
@@ -81,7 +84,7 @@ func TestAuthenticationRejectsHashMismatch(t *testing.T) {
 	h := newHarness(t)
 	// A store that answers with a token whose hash is not the request's.
 	h.tokens.configure(func(f *fakeTokens) {
-		f.override = &queue.APIToken{ID: "x", Name: "x", Hash: HashToken("other")}
+		f.override = &apitoken.Token{ID: "x", Name: "x", Hash: apitoken.Hash("other")}
 	})
 	wantError(t, h.post("getQueue", body()), http.StatusUnauthorized, "invalid API token")
 }
@@ -157,5 +160,31 @@ func TestTokenNeverLogged(t *testing.T) {
 	}
 	if !strings.Contains(logs, `"token_name":"all"`) {
 		t.Errorf("log lacks the token name:\n%s", logs)
+	}
+}
+
+// An issued secret authenticates through the API, within its scope only.
+func TestIssuedTokenAuthenticates(t *testing.T) {
+	t.Parallel()
+	store := newFakeTokens()
+	secret, _, err := apitoken.Issue(context.Background(), store, "ci", []string{"octo/widgets"}, []string{"acme"}, 24*time.Hour, testNow)
+	if err != nil {
+		t.Fatalf("Issue: %v", err)
+	}
+	svc := &fakeService{}
+	handler := New(svc, store, Options{Now: func() time.Time { return testNow }})
+	send := func(owner string) int {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, "/v1/createQueue",
+			strings.NewReader(`{"repo":{"host":"github.com","owner":"`+owner+`","name":"widgets"},"targetBranch":"main"}`))
+		req.Header.Set(TokenHeader, secret)
+		handler.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	if got := send("octo"); got != http.StatusOK {
+		t.Errorf("in scope: %d", got)
+	}
+	if got := send("other"); got != http.StatusForbidden {
+		t.Errorf("out of scope: %d", got)
 	}
 }

@@ -19,5 +19,5 @@
 // Each operation lives in its own file as a method of *API and is registered
 // with one line in routes (api.go). Shared decoding is in decode.go, shared
 // encoding in encode.go, error mapping in errors.go and authentication in
-// auth.go. Tokens are issued by IssueToken (tokens.go).
+// auth.go. Tokens are issued and verified by package apitoken.
 package api

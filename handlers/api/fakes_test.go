@@ -6,23 +6,24 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
 )
 
-// fakeTokens is an in-memory queue.Tokens.
+// fakeTokens is an in-memory apitoken.Store.
 type fakeTokens struct {
 	mu     sync.Mutex
-	byHash map[string]queue.APIToken
+	byHash map[string]apitoken.Token
 	// err, when set, fails every call.
 	err error
 	// override, when set, is returned by TokenByHash whatever the hash.
-	override *queue.APIToken
+	override *apitoken.Token
 	lookups  int
 }
 
-func newFakeTokens() *fakeTokens { return &fakeTokens{byHash: map[string]queue.APIToken{}} }
+func newFakeTokens() *fakeTokens { return &fakeTokens{byHash: map[string]apitoken.Token{}} }
 
-func (f *fakeTokens) CreateToken(_ context.Context, t queue.APIToken) error {
+func (f *fakeTokens) CreateToken(_ context.Context, t apitoken.Token) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
@@ -32,7 +33,7 @@ func (f *fakeTokens) CreateToken(_ context.Context, t queue.APIToken) error {
 	return nil
 }
 
-func (f *fakeTokens) TokenByHash(_ context.Context, hash []byte) (*queue.APIToken, error) {
+func (f *fakeTokens) TokenByHash(_ context.Context, hash []byte) (*apitoken.Token, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.lookups++
@@ -50,13 +51,13 @@ func (f *fakeTokens) TokenByHash(_ context.Context, hash []byte) (*queue.APIToke
 	return &t, nil
 }
 
-func (f *fakeTokens) ListTokens(context.Context) ([]queue.APIToken, error) {
+func (f *fakeTokens) ListTokens(context.Context) ([]apitoken.Token, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
 		return nil, f.err
 	}
-	out := make([]queue.APIToken, 0, len(f.byHash))
+	out := make([]apitoken.Token, 0, len(f.byHash))
 	for _, t := range f.byHash {
 		out = append(out, t)
 	}
@@ -77,8 +78,8 @@ func (f *fakeTokens) RevokeToken(_ context.Context, idOrName string, at time.Tim
 }
 
 // add stores a token for secret.
-func (f *fakeTokens) add(secret string, t queue.APIToken) {
-	t.Hash = HashToken(secret)
+func (f *fakeTokens) add(secret string, t apitoken.Token) {
+	t.Hash = apitoken.Hash(secret)
 	if t.ID == "" {
 		t.ID = "id-" + t.Name
 	}
@@ -239,4 +240,4 @@ func (f *fakeTokens) lookupCount() int {
 }
 
 // tokensFixture is an unscoped, live token.
-func tokensFixture() queue.APIToken { return queue.APIToken{Name: "fixture"} }
+func tokensFixture() apitoken.Token { return apitoken.Token{Name: "fixture"} }

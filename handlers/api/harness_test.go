@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -59,12 +60,12 @@ func (s *syncBuffer) String() string {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	h := &harness{t: t, svc: &fakeService{}, tokens: newFakeTokens(), logs: &syncBuffer{}}
-	h.tokens.add(secretAll, queue.APIToken{Name: "all"})
-	h.tokens.add(secretRepo, queue.APIToken{Name: "repo", Repos: []string{"Octo/Widgets"}})
-	h.tokens.add(secretOwner, queue.APIToken{Name: "owner", Owners: []string{"ACME"}})
-	h.tokens.add(secretExpired, queue.APIToken{Name: "expired", ExpiresAt: testNow})
-	h.tokens.add(secretRevoked, queue.APIToken{Name: "revoked", RevokedAt: testNow.Add(-time.Hour)})
-	h.tokens.add(secretFuture, queue.APIToken{Name: "future", ExpiresAt: testNow.Add(time.Millisecond)})
+	h.tokens.add(secretAll, apitoken.Token{Name: "all"})
+	h.tokens.add(secretRepo, apitoken.Token{Name: "repo", Repos: []string{"Octo/Widgets"}})
+	h.tokens.add(secretOwner, apitoken.Token{Name: "owner", Owners: []string{"ACME"}})
+	h.tokens.add(secretExpired, apitoken.Token{Name: "expired", ExpiresAt: testNow})
+	h.tokens.add(secretRevoked, apitoken.Token{Name: "revoked", RevokedAt: testNow.Add(-time.Hour)})
+	h.tokens.add(secretFuture, apitoken.Token{Name: "future", ExpiresAt: testNow.Add(time.Millisecond)})
 	handler := New(h.svc, h.tokens, Options{
 		Now:    func() time.Time { return testNow },
 		Logger: zerolog.New(h.logs).Level(zerolog.DebugLevel),

@@ -142,7 +142,7 @@ func (a *API) selectQueues(r *http.Request, repo *queue.Repo, all []*queue.Queue
 	if repo == nil {
 		tok := tokenFrom(r.Context())
 		for _, q := range all {
-			if strings.EqualFold(q.Key.Repo.Host, a.host) && tokenAllows(tok, q.Key.Repo) {
+			if strings.EqualFold(q.Key.Repo.Host, a.host) && tok.Allows(q.Key.Repo) {
 				out = append(out, q)
 			}
 		}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/handlers/bodydeadline"
-	"github.com/mergequeue/mq/queue"
 )
 
 // A REST body trickling in over a real connection is answered 408 with a
@@ -23,7 +23,7 @@ import (
 func TestSlowBodyIs408(t *testing.T) {
 	t.Parallel()
 	svc, tokens := &fakeService{}, newFakeTokens()
-	tokens.add(secretAll, queue.APIToken{Name: "all"})
+	tokens.add(secretAll, apitoken.Token{Name: "all"})
 	policy := bodydeadline.Policy{Grace: 150 * time.Millisecond, MinRate: 8 << 10}
 	srv := httptest.NewServer(policy.Handler(New(svc, tokens, Options{Logger: zerolog.Nop()})))
 	defer srv.Close()

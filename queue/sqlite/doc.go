@@ -1,4 +1,4 @@
-// Package sqlite is the durable queue.Store, inbox.Store and queue.Tokens on
+// Package sqlite is the durable queue.Store, inbox.Store and apitoken.Store on
 // SQLite, through the pure-Go driver modernc.org/sqlite (CGO_ENABLED=0 builds).
 //
 // Guarantees:

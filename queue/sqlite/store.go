@@ -11,18 +11,19 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
+	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/handlers/inbox"
 	"github.com/mergequeue/mq/queue"
 )
 
 // Compile-time checks that Store implements the ports it is used for.
 var (
-	_ queue.Store  = (*Store)(nil)
-	_ inbox.Store  = (*Store)(nil)
-	_ queue.Tokens = (*Store)(nil)
-	_ queue.Store  = (*txStore)(nil)
-	_ inbox.Store  = (*txStore)(nil)
-	_ queue.Tokens = (*txStore)(nil)
+	_ queue.Store    = (*Store)(nil)
+	_ inbox.Store    = (*Store)(nil)
+	_ apitoken.Store = (*Store)(nil)
+	_ queue.Store    = (*txStore)(nil)
+	_ inbox.Store    = (*txStore)(nil)
+	_ apitoken.Store = (*txStore)(nil)
 )
 
 const (
@@ -51,7 +52,7 @@ var readerParams = []string{
 }
 
 // Store is the SQLite implementation of queue.Store, inbox.Store and
-// queue.Tokens. It is safe for concurrent use.
+// apitoken.Store. It is safe for concurrent use.
 type Store struct {
 	ops
 	writer *sql.DB

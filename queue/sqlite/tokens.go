@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
 )
 
 // tokenColumns lists the api_tokens table's columns. Scopes are JSON,
 // keeping nil distinct from empty.
-func tokenColumns(t *queue.APIToken) []column {
+func tokenColumns(t *apitoken.Token) []column {
 	return []column{
 		{"id", t.ID, &t.ID},
 		{"name", t.Name, &t.Name},
@@ -26,22 +27,22 @@ func tokenColumns(t *queue.APIToken) []column {
 }
 
 var (
-	tokenCols   = tokenColumns(&queue.APIToken{})
+	tokenCols   = tokenColumns(&apitoken.Token{})
 	tokenInsert = insertSQL("api_tokens", tokenCols, "")
 	tokenSelect = "SELECT " + selectList(tokenCols, "") + " FROM api_tokens"
 	tokenByHash = tokenSelect + " WHERE hash = ?"
 	tokenList   = tokenSelect + " ORDER BY created_at, id"
 )
 
-func scanToken(sc interface{ Scan(...any) error }) (queue.APIToken, error) {
-	var t queue.APIToken
+func scanToken(sc interface{ Scan(...any) error }) (apitoken.Token, error) {
+	var t apitoken.Token
 	err := sc.Scan(columnDests(tokenColumns(&t))...)
 	return t, err
 }
 
 // CreateToken stores t. queue.ErrExists if its ID or its hash is taken;
 // names need not be unique.
-func (o *ops) CreateToken(ctx context.Context, t queue.APIToken) error {
+func (o *ops) CreateToken(ctx context.Context, t apitoken.Token) error {
 	if t.ID == "" || len(t.Hash) == 0 {
 		return fmt.Errorf("failed to create token %q: ID and hash are required", t.Name)
 	}
@@ -53,7 +54,7 @@ func (o *ops) CreateToken(ctx context.Context, t queue.APIToken) error {
 
 // TokenByHash finds a token by the hash of its secret, revoked or expired
 // ones included (the caller decides); queue.ErrNotFound if none.
-func (o *ops) TokenByHash(ctx context.Context, hash []byte) (*queue.APIToken, error) {
+func (o *ops) TokenByHash(ctx context.Context, hash []byte) (*apitoken.Token, error) {
 	t, err := scanToken(o.rd.QueryRowContext(ctx, tokenByHash, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("token: %w", queue.ErrNotFound)
@@ -65,7 +66,7 @@ func (o *ops) TokenByHash(ctx context.Context, hash []byte) (*queue.APIToken, er
 }
 
 // ListTokens returns every token, revoked ones included, oldest first.
-func (o *ops) ListTokens(ctx context.Context) ([]queue.APIToken, error) {
+func (o *ops) ListTokens(ctx context.Context) ([]apitoken.Token, error) {
 	rows, err := o.rd.QueryContext(ctx, tokenList)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list tokens: %w", err)

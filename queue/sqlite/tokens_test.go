@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -21,12 +22,12 @@ func TestTokenRoundTrip(t *testing.T) {
 	s := openTest(t)
 	cases := []struct {
 		name  string
-		token queue.APIToken
+		token apitoken.Token
 	}{
-		{"every field", queue.APIToken{ID: "t1", Name: "ci", Hash: hashOf("s1"), Repos: []string{"acme/widgets"},
+		{"every field", apitoken.Token{ID: "t1", Name: "ci", Hash: hashOf("s1"), Repos: []string{"acme/widgets"},
 			Owners: []string{"acme"}, CreatedAt: t0, ExpiresAt: at(time.Hour), RevokedAt: at(time.Minute)}},
-		{"nil scopes", queue.APIToken{ID: "t2", Name: "admin", Hash: hashOf("s2"), CreatedAt: at(time.Second)}},
-		{"empty scopes", queue.APIToken{ID: "t3", Name: "x", Hash: hashOf("s3"), Repos: []string{}, Owners: []string{},
+		{"nil scopes", apitoken.Token{ID: "t2", Name: "admin", Hash: hashOf("s2"), CreatedAt: at(time.Second)}},
+		{"empty scopes", apitoken.Token{ID: "t3", Name: "x", Hash: hashOf("s3"), Repos: []string{}, Owners: []string{},
 			CreatedAt: at(2 * time.Second)}},
 	}
 	for _, tc := range cases {
@@ -45,14 +46,14 @@ func TestTokenRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertEqual(t, list, []queue.APIToken{cases[0].token, cases[1].token, cases[2].token})
+	assertEqual(t, list, []apitoken.Token{cases[0].token, cases[1].token, cases[2].token})
 }
 
 func TestTokenErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := openTest(t)
-	tok := queue.APIToken{ID: "t1", Name: "ci", Hash: hashOf("s1"), CreatedAt: t0}
+	tok := apitoken.Token{ID: "t1", Name: "ci", Hash: hashOf("s1"), CreatedAt: t0}
 	if err := s.CreateToken(ctx, tok); err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +62,8 @@ func TestTokenErrors(t *testing.T) {
 		call func() error
 		want error
 	}{
-		{"duplicate id", func() error { return s.CreateToken(ctx, queue.APIToken{ID: "t1", Hash: hashOf("other")}) }, queue.ErrExists},
-		{"duplicate hash", func() error { return s.CreateToken(ctx, queue.APIToken{ID: "t2", Hash: hashOf("s1")}) }, queue.ErrExists},
+		{"duplicate id", func() error { return s.CreateToken(ctx, apitoken.Token{ID: "t1", Hash: hashOf("other")}) }, queue.ErrExists},
+		{"duplicate hash", func() error { return s.CreateToken(ctx, apitoken.Token{ID: "t2", Hash: hashOf("s1")}) }, queue.ErrExists},
 		{"unknown hash", func() error { _, err := s.TokenByHash(ctx, hashOf("nope")); return err }, queue.ErrNotFound},
 		{"revoke unknown", func() error { return s.RevokeToken(ctx, "nope", t0) }, queue.ErrNotFound},
 	}
@@ -73,7 +74,7 @@ func TestTokenErrors(t *testing.T) {
 			}
 		})
 	}
-	if err := s.CreateToken(ctx, queue.APIToken{ID: "t3", Name: "no hash"}); err == nil {
+	if err := s.CreateToken(ctx, apitoken.Token{ID: "t3", Name: "no hash"}); err == nil {
 		t.Error("CreateToken without a hash succeeded")
 	}
 	if err := s.RevokeToken(ctx, "t1", time.Time{}); err == nil {
@@ -85,7 +86,7 @@ func TestRevokeToken(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := openTest(t)
-	for _, tok := range []queue.APIToken{
+	for _, tok := range []apitoken.Token{
 		{ID: "a", Name: "ci", Hash: hashOf("a"), CreatedAt: at(1)},
 		{ID: "b", Name: "ci", Hash: hashOf("b"), CreatedAt: at(2)},
 		{ID: "c", Name: "a", Hash: hashOf("c"), CreatedAt: at(3)}, // named like token a's ID

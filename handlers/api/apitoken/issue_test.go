@@ -1,11 +1,9 @@
-package api
+package apitoken
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,14 +14,16 @@ import (
 	"github.com/mergequeue/mq/queue"
 )
 
+var testNow = time.Date(2026, 7, 23, 1, 32, 50, 0, time.UTC)
+
 var secretPattern = regexp.MustCompile(`^mq_[a-z2-7]{52}$`)
 
-func TestIssueToken(t *testing.T) {
+func TestIssue(t *testing.T) {
 	t.Parallel()
 	store := newFakeTokens()
-	secret, tok, err := IssueToken(context.Background(), store, " ci ", []string{"octo/widgets"}, []string{"acme"}, 24*time.Hour, testNow)
+	secret, tok, err := Issue(context.Background(), store, " ci ", []string{"octo/widgets"}, []string{"acme"}, 24*time.Hour, testNow)
 	if err != nil {
-		t.Fatalf("IssueToken: %v", err)
+		t.Fatalf("Issue: %v", err)
 	}
 	if !secretPattern.MatchString(secret) {
 		t.Errorf("secret %q does not match %s", secret, secretPattern)
@@ -31,44 +31,30 @@ func TestIssueToken(t *testing.T) {
 	if _, err := uuid.Parse(tok.ID); err != nil {
 		t.Errorf("ID %q is not a UUID: %v", tok.ID, err)
 	}
-	if !bytes.Equal(tok.Hash, HashToken(secret)) {
+	if !bytes.Equal(tok.Hash, Hash(secret)) {
 		t.Error("Hash is not the SHA-256 of the secret")
 	}
 	if tok.Name != "ci" || !tok.CreatedAt.Equal(testNow) || !tok.ExpiresAt.Equal(testNow.Add(24*time.Hour)) {
 		t.Errorf("token = %+v", tok)
 	}
-	stored, err := store.TokenByHash(context.Background(), HashToken(secret))
+	stored, err := store.TokenByHash(context.Background(), Hash(secret))
 	if err != nil || stored.ID != tok.ID {
 		t.Fatalf("stored token = %+v, %v", stored, err)
 	}
-
-	// The secret authenticates through the API, within its scope only.
-	svc := &fakeService{}
-	handler := New(svc, store, Options{Now: func() time.Time { return testNow }})
-	send := func(owner string) int {
-		rec := httptest.NewRecorder()
-		req := httptest.NewRequest(http.MethodPost, "/v1/createQueue",
-			strings.NewReader(`{"repo":{"host":"github.com","owner":"`+owner+`","name":"widgets"},"targetBranch":"main"}`))
-		req.Header.Set(TokenHeader, secret)
-		handler.ServeHTTP(rec, req)
-		return rec.Code
-	}
-	if got := send("octo"); got != http.StatusOK {
-		t.Errorf("in scope: %d", got)
-	}
-	if got := send("other"); got != http.StatusForbidden {
-		t.Errorf("out of scope: %d", got)
+	verified, err := Verify(context.Background(), store, secret, testNow)
+	if err != nil || verified.ID != tok.ID {
+		t.Fatalf("Verify(issued secret) = %+v, %v", verified, err)
 	}
 }
 
-func TestIssueTokenSecretsDiffer(t *testing.T) {
+func TestIssueSecretsDiffer(t *testing.T) {
 	t.Parallel()
 	store := newFakeTokens()
-	a, _, err := IssueToken(context.Background(), store, "a", nil, nil, 0, testNow)
+	a, _, err := Issue(context.Background(), store, "a", nil, nil, 0, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, tok, err := IssueToken(context.Background(), store, "b", nil, nil, 0, testNow)
+	b, tok, err := Issue(context.Background(), store, "b", nil, nil, 0, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +66,7 @@ func TestIssueTokenSecretsDiffer(t *testing.T) {
 	}
 }
 
-func TestIssueTokenErrors(t *testing.T) {
+func TestIssueErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
@@ -106,8 +92,8 @@ func TestIssueTokenErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			store := newFakeTokens()
-			store.add("x", queue.APIToken{Name: "taken"})
-			_, _, err := IssueToken(context.Background(), store, tt.tok, tt.repos, tt.owners, tt.ttl, testNow)
+			store.add("x", Token{Name: "taken"})
+			_, _, err := Issue(context.Background(), store, tt.tok, tt.repos, tt.owners, tt.ttl, testNow)
 			var ie *queue.InputError
 			if !errors.As(err, &ie) || !strings.Contains(ie.Msg, tt.want) {
 				t.Fatalf("err = %v, want an InputError containing %q", err, tt.want)
@@ -119,20 +105,20 @@ func TestIssueTokenErrors(t *testing.T) {
 	}
 }
 
-func TestIssueTokenReusesRevokedName(t *testing.T) {
+func TestIssueReusesRevokedName(t *testing.T) {
 	t.Parallel()
 	store := newFakeTokens()
-	store.add("x", queue.APIToken{Name: "ci", RevokedAt: testNow})
-	if _, _, err := IssueToken(context.Background(), store, "ci", nil, nil, 0, testNow); err != nil {
-		t.Fatalf("IssueToken: %v", err)
+	store.add("x", Token{Name: "ci", RevokedAt: testNow})
+	if _, _, err := Issue(context.Background(), store, "ci", nil, nil, 0, testNow); err != nil {
+		t.Fatalf("Issue: %v", err)
 	}
 }
 
-func TestIssueTokenStoreFailure(t *testing.T) {
+func TestIssueStoreFailure(t *testing.T) {
 	t.Parallel()
 	store := newFakeTokens()
 	store.configure(func(f *fakeTokens) { f.err = errors.New("read-only database") })
-	_, _, err := IssueToken(context.Background(), store, "ci", nil, nil, 0, testNow)
+	_, _, err := Issue(context.Background(), store, "ci", nil, nil, 0, testNow)
 	if err == nil || !strings.Contains(err.Error(), "read-only database") {
 		t.Fatalf("err = %v", err)
 	}

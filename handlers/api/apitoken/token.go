@@ -1,0 +1,56 @@
+package apitoken
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// Token is a REST API token. Only the SHA-256 hash of its secret is kept.
+type Token struct {
+	ID        string
+	Name      string
+	Hash      []byte   // SHA-256 of the secret
+	Repos     []string // "owner/name"; empty with Owners empty = every repo
+	Owners    []string
+	CreatedAt time.Time
+	ExpiresAt time.Time // zero = never
+	RevokedAt time.Time // zero = not revoked
+}
+
+// Store is the durable store of API tokens.
+type Store interface {
+	// CreateToken stores t (queue.ErrExists if its ID or hash is taken).
+	CreateToken(ctx context.Context, t Token) error
+	// TokenByHash finds a token by the hash of its secret, revoked or
+	// expired ones included (queue.ErrNotFound).
+	TokenByHash(ctx context.Context, hash []byte) (*Token, error)
+	// ListTokens returns every token, revoked ones included.
+	ListTokens(ctx context.Context) ([]Token, error)
+	// RevokeToken marks the token with this ID or name revoked (queue.ErrNotFound).
+	RevokeToken(ctx context.Context, idOrName string, at time.Time) error
+}
+
+// Allows reports whether the token's scope covers repo: a token with
+// neither Repos nor Owners covers every repository; otherwise repo's
+// "owner/name" must be among Repos or its owner among Owners, compared
+// case-insensitively (GitHub names are).
+func (t Token) Allows(repo queue.Repo) bool {
+	if len(t.Repos) == 0 && len(t.Owners) == 0 {
+		return true
+	}
+	full := repo.FullName()
+	for _, r := range t.Repos {
+		if strings.EqualFold(r, full) {
+			return true
+		}
+	}
+	for _, o := range t.Owners {
+		if strings.EqualFold(o, repo.Owner) {
+			return true
+		}
+	}
+	return false
+}

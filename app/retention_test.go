@@ -29,7 +29,7 @@ func TestPruneKeepsEventsANotificationTargetStillNeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := notify.Target{URL: "https://hooks.example/mq", Kind: notify.Webhook}
-	n := notify.New(store, notify.Options{Targets: []notify.Target{target}})
+	n := notify.New(notifyStore{store}, notify.Options{Targets: []notify.Target{target}})
 	key := n.Targets()[0]
 	if _, err := store.NotificationCursor(ctx, key); err != nil { // the target exists before the events
 		t.Fatal(err)

@@ -12,4 +12,8 @@
 // pull_request_batch, snake_case fields) signed with the Standard Webhooks
 // scheme (webhook-id, webhook-timestamp, webhook-signature); Slack targets
 // receive a one-line summary as an incoming-webhook message.
+//
+// The package declares what it needs of the database (Store, with its own
+// Cursor type) and imports no storage: the application adapts the SQLite
+// store to it (app/notify_store.go).
 package notify

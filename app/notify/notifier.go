@@ -10,16 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/sqlite"
 )
-
-// Store is what a Notifier reads and keeps its cursors in.
-type Store interface {
-	Lookup
-	EventsAfter(ctx context.Context, afterID int64, limit int) ([]queue.Event, error)
-	NotificationCursor(ctx context.Context, target string) (sqlite.NotificationCursor, error)
-	SaveNotificationCursor(ctx context.Context, c sqlite.NotificationCursor) error
-}
 
 // Options configure a Notifier; zero values take the defaults.
 type Options struct {
@@ -108,7 +99,7 @@ func (n *Notifier) run(ctx context.Context, t Target) {
 // interval when it caught up, the backoff after a failed delivery (whose
 // error it returns; the event is tried again next time).
 func (n *Notifier) Step(ctx context.Context, t Target) (time.Duration, error) {
-	c, err := n.store.NotificationCursor(ctx, t.key())
+	c, err := n.store.Cursor(ctx, t.key())
 	if err != nil {
 		return n.opts.Poll, err
 	}
@@ -128,14 +119,14 @@ func (n *Notifier) Step(ctx context.Context, t Target) (time.Duration, error) {
 			} else {
 				c.Attempts++
 				c.NextAttemptAt, c.LastError = now.Add(n.backoff(c.Attempts)), err.Error()
-				if serr := n.store.SaveNotificationCursor(ctx, c); serr != nil {
+				if serr := n.store.SaveCursor(ctx, c); serr != nil {
 					return n.opts.Poll, serr
 				}
 				return n.backoff(c.Attempts), err
 			}
 		}
 		c.LastEventID, c.Attempts, c.NextAttemptAt, c.LastError = ev.ID, 0, time.Time{}, ""
-		if err := n.store.SaveNotificationCursor(ctx, c); err != nil {
+		if err := n.store.SaveCursor(ctx, c); err != nil {
 			return n.opts.Poll, err
 		}
 	}

@@ -75,7 +75,7 @@ func TestFailingTargetsNeverLogTheirURL(t *testing.T) {
 	}
 	var logs logBuffer
 	ctx, cancel := context.WithCancel(zerolog.New(&logs).Level(zerolog.DebugLevel).WithContext(f.ctx))
-	n := New(f.store, Options{Targets: targets, DetailsURL: "http://mq.example/", Poll: 5 * time.Millisecond,
+	n := New(sqliteStore{f.store}, Options{Targets: targets, DetailsURL: "http://mq.example/", Poll: 5 * time.Millisecond,
 		Now: func() time.Time { return f.now }})
 	for _, tg := range targets { // every cursor starts before the events
 		if _, err := n.Step(ctx, tg); err != nil {

@@ -1,0 +1,36 @@
+package notify
+
+import (
+	"context"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// Cursor is one notification target's position in the event log and its
+// retry state. Target holds the target's key, which carries its URL and so
+// may carry a credential (a chat webhook): errors never quote it.
+type Cursor struct {
+	Target      string
+	LastEventID int64
+	// Attempts counts the failed deliveries of the event after LastEventID.
+	Attempts      int
+	NextAttemptAt time.Time // zero = due now
+	LastError     string
+}
+
+// Store is what a Notifier reads and keeps its cursors in. It is declared
+// here, with its own Cursor type, so that this package imports no storage:
+// the application adapts its store to it.
+type Store interface {
+	Lookup
+	// EventsAfter returns up to limit events of every queue with an ID
+	// above afterID, oldest first.
+	EventsAfter(ctx context.Context, afterID int64, limit int) ([]queue.Event, error)
+	// Cursor returns target's cursor. A target seen for the first time
+	// starts at the newest event: it is told about what happens from now
+	// on, not about the whole history.
+	Cursor(ctx context.Context, target string) (Cursor, error)
+	// SaveCursor stores c as the cursor of c.Target.
+	SaveCursor(ctx context.Context, c Cursor) error
+}

@@ -22,7 +22,7 @@ func newDeps(cfg Config, svc Service, gh GitHub) deps {
 	return deps{cfg: cfg.withDefaults(), svc: svc, gh: gh}
 }
 
-// New returns every webhook handler, ready for NewProcessor.
+// New returns every webhook handler, ready for inbox.NewProcessor.
 func New(cfg Config, svc Service, gh GitHub) []githubapp.EventHandler {
 	return []githubapp.EventHandler{
 		NewPullRequestHandler(cfg, svc, gh),

@@ -156,6 +156,11 @@ func (a *App) Start(ctx context.Context) error {
 	a.bg.Add(1)
 	go func() {
 		defer a.bg.Done()
+		a.svc.Reconciler().Run(ctx)
+	}()
+	a.bg.Add(1)
+	go func() {
+		defer a.bg.Done()
 		a.retain(ctx)
 	}()
 	a.inboxDone = make(chan struct{})

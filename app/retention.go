@@ -33,8 +33,8 @@ func (a *App) retain(ctx context.Context) {
 	}
 }
 
-// pruneOnce deletes old processed deliveries and old events every
-// notification target has received.
+// pruneOnce deletes old processed deliveries, old delivered notices and
+// old events every notification target has received.
 func (a *App) pruneOnce(ctx context.Context) {
 	upTo := int64(-1)
 	for _, t := range a.notifier.Targets() {
@@ -55,7 +55,8 @@ func (a *App) pruneOnce(ctx context.Context) {
 		}
 		return
 	}
-	if p.Deliveries > 0 || p.Events > 0 {
-		a.log.Info().Int64("deliveries", p.Deliveries).Int64("events", p.Events).Msg("retention: pruned the store")
+	if p.Deliveries > 0 || p.Events > 0 || p.Notices > 0 {
+		a.log.Info().Int64("deliveries", p.Deliveries).Int64("events", p.Events).Int64("notices", p.Notices).
+			Msg("retention: pruned the store")
 	}
 }

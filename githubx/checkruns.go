@@ -21,9 +21,9 @@ func (c *Client) UpsertCheckRun(ctx context.Context, repo queue.Repo, id int64, 
 	}
 	p := escapedRepo(repo)
 	var (
-		status, conclusion, detailsURL *string
-		completedAt                    *github.Timestamp
-		output                         *github.CheckRunOutput
+		status, conclusion, detailsURL, externalID *string
+		completedAt                                *github.Timestamp
+		output                                     *github.CheckRunOutput
 	)
 	if run.Status != "" {
 		status = github.String(run.Status)
@@ -35,6 +35,9 @@ func (c *Client) UpsertCheckRun(ctx context.Context, repo queue.Repo, id int64, 
 	if run.DetailsURL != "" {
 		detailsURL = github.String(run.DetailsURL)
 	}
+	if run.ExternalID != "" {
+		externalID = github.String(run.ExternalID)
+	}
 	if run.Title != "" || run.Summary != "" {
 		output = &github.CheckRunOutput{Title: github.String(run.Title), Summary: github.String(run.Summary)}
 	}
@@ -43,6 +46,7 @@ func (c *Client) UpsertCheckRun(ctx context.Context, repo queue.Repo, id int64, 
 		_, _, err := gh.Checks.UpdateCheckRun(ctx, p.owner, p.name, id, github.UpdateCheckRunOptions{
 			Name:        run.Name,
 			DetailsURL:  detailsURL,
+			ExternalID:  externalID,
 			Status:      status,
 			Conclusion:  conclusion,
 			CompletedAt: completedAt,
@@ -59,6 +63,7 @@ func (c *Client) UpsertCheckRun(ctx context.Context, repo queue.Repo, id int64, 
 		Name:        run.Name,
 		HeadSHA:     run.HeadSHA,
 		DetailsURL:  detailsURL,
+		ExternalID:  externalID,
 		Status:      status,
 		Conclusion:  conclusion,
 		CompletedAt: completedAt,

@@ -62,6 +62,11 @@ type fakeService struct {
 	checks    []queue.CheckResult
 	pushes    []pushCall
 	getQueues int
+	// Notices recorded with AddNotice, and the comments and reactions
+	// among them.
+	notices   []queue.Notice
+	comments  []comment
+	reactions []reaction
 }
 
 type cancelCall struct {
@@ -201,8 +206,6 @@ type fakeGitHub struct {
 	prs     map[int]*queue.PullRequest
 
 	permCalls int
-	reactions []reaction
-	comments  []comment
 }
 
 type reaction struct {
@@ -244,16 +247,16 @@ func (f *fakeGitHub) Permission(_ context.Context, _ queue.Repo, user string) (s
 	return "none", nil
 }
 
-func (f *fakeGitHub) UpsertComment(_ context.Context, _ queue.Repo, number int, id int64, body string) (int64, error) {
+// AddNotice records a notice; comments and reactions are kept apart too.
+func (f *fakeService) AddNotice(_ context.Context, n queue.Notice) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.comments = append(f.comments, comment{number, id, body})
-	return int64(len(f.comments)), nil
-}
-
-func (f *fakeGitHub) AddReaction(_ context.Context, _ queue.Repo, commentID int64, content string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.reactions = append(f.reactions, reaction{commentID, content})
+	f.notices = append(f.notices, n)
+	switch n.Kind {
+	case queue.NoticeComment:
+		f.comments = append(f.comments, comment{n.PRNumber, 0, n.Body})
+	case queue.NoticeReaction:
+		f.reactions = append(f.reactions, reaction{n.CommentID, n.Body})
+	}
 	return nil
 }

@@ -3,10 +3,10 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/palantir/go-githubapp/githubapp"
-	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/queue"
 )
@@ -34,12 +34,17 @@ func New(cfg Config, svc Service, gh GitHub) []githubapp.EventHandler {
 	}
 }
 
-// reply posts a fresh comment on PR number. Replies are best-effort: a
-// failure is logged and the command's effect stands.
-func (d deps) reply(ctx context.Context, repo queue.Repo, number int, body string) {
-	if _, err := d.gh.UpsertComment(ctx, repo, number, 0, body); err != nil {
-		zerolog.Ctx(ctx).Warn().Err(err).Msg("failed to post reply comment")
+// reply records a fresh comment on PR number, which the reconciler posts.
+// key names what it answers (a command comment, a delivery): handling the
+// same event twice replies once. Handlers write nothing to GitHub
+// themselves.
+func (d deps) reply(ctx context.Context, key string, repo queue.Repo, number int, body string) error {
+	err := d.svc.AddNotice(ctx, queue.Notice{Key: "reply:" + key, Repo: repo, PRNumber: number,
+		Kind: queue.NoticeComment, Body: body})
+	if err != nil {
+		return fmt.Errorf("failed to record a reply on #%d: %w", number, err)
 	}
+	return nil
 }
 
 // queueSettings returns the settings of the queue for key, or nil when no
@@ -89,4 +94,17 @@ func submitFailureReply(login string, key queue.QueueKey, err error) (string, bo
 		return submitRefusedReply(login, "GitHub does not know this pull request"), true
 	}
 	return "", false
+}
+
+type deliveryKey struct{}
+
+// withDelivery remembers the webhook delivery being handled.
+func withDelivery(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, deliveryKey{}, id)
+}
+
+// deliveryFrom returns the delivery being handled ("" outside a handler).
+func deliveryFrom(ctx context.Context) string {
+	id, _ := ctx.Value(deliveryKey{}).(string)
+	return id
 }

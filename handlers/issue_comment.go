@@ -38,6 +38,12 @@ type commandCall struct {
 	login     string
 }
 
+// key names the command for the notices answering it: its comment, so a
+// command handled twice (a redelivery) is answered once.
+func (c commandCall) key() string {
+	return fmt.Sprintf("comment:%s:%d", c.repo.Fold().FullName(), c.commentID)
+}
+
 // Handle implements githubapp.EventHandler.
 func (h *IssueCommentHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
 	var ev struct {
@@ -112,20 +118,20 @@ func (h *IssueCommentHandler) run(ctx context.Context, c commandCall) error {
 	}
 	if !allowed {
 		log.Info().Stringer("needs", level).Msg("command refused: insufficient access")
-		h.reply(ctx, c.repo, c.number, refusalReply(c.login, h.cfg.CommandPrefix, c.cmd, level))
-		return nil
+		return h.reply(ctx, c.key(), c.repo, c.number, refusalReply(c.login, h.cfg.CommandPrefix, c.cmd, level))
 	}
 	prefix := h.cfg.CommandPrefix
 	switch {
 	case c.cmd.Kind == CmdUnknown:
-		h.reply(ctx, c.repo, c.number, unknownCommandReply(c.login, prefix, c.cmd))
-		return nil
+		return h.reply(ctx, c.key(), c.repo, c.number, unknownCommandReply(c.login, prefix, c.cmd))
 	case c.cmd.Err != "":
-		h.reply(ctx, c.repo, c.number, badOptionsReply(c.login, prefix, c.cmd))
-		return nil
+		return h.reply(ctx, c.key(), c.repo, c.number, badOptionsReply(c.login, prefix, c.cmd))
 	}
-	if err := h.gh.AddReaction(ctx, c.repo, c.commentID, "+1"); err != nil {
-		log.Warn().Err(err).Msg("failed to react to command comment")
+	if c.commentID > 0 {
+		if err := h.svc.AddNotice(ctx, queue.Notice{Key: "react:" + c.key(), Repo: c.repo, PRNumber: c.number,
+			Kind: queue.NoticeReaction, Body: "+1", CommentID: c.commentID}); err != nil {
+			return fmt.Errorf("failed to record the reaction to the command: %w", err)
+		}
 	}
 
 	switch c.cmd.Kind {
@@ -138,7 +144,7 @@ func (h *IssueCommentHandler) run(ctx context.Context, c commandCall) error {
 	case CmdStatus:
 		return h.status(ctx, c)
 	case CmdHelp:
-		h.reply(ctx, c.repo, c.number, "@"+c.login+"\n\n"+usage(prefix))
+		return h.reply(ctx, c.key(), c.repo, c.number, "@"+c.login+"\n\n"+usage(prefix))
 	}
 	return nil
 }
@@ -157,8 +163,7 @@ func (h *IssueCommentHandler) merge(ctx context.Context, c commandCall, key queu
 		return nil
 	}
 	if msg, ok := submitFailureReply(c.login, key, err); ok {
-		h.reply(ctx, c.repo, c.number, msg)
-		return nil
+		return h.reply(ctx, c.key(), c.repo, c.number, msg)
 	}
 	return fmt.Errorf("failed to submit pull request #%d to %s: %w", c.number, key, err)
 }
@@ -169,7 +174,7 @@ func (h *IssueCommentHandler) cancel(ctx context.Context, c commandCall) error {
 		return fmt.Errorf("failed to cancel pull request #%d: %w", c.number, err)
 	}
 	if len(cancelled) == 0 {
-		h.reply(ctx, c.repo, c.number, notQueuedReply(c.login))
+		return h.reply(ctx, c.key(), c.repo, c.number, notQueuedReply(c.login))
 	}
 	return nil
 }
@@ -179,9 +184,9 @@ func (h *IssueCommentHandler) restart(ctx context.Context, c commandCall, key qu
 	var input *queue.InputError
 	switch {
 	case errors.Is(err, queue.ErrNotActive), errors.Is(err, queue.ErrNotFound):
-		h.reply(ctx, c.repo, c.number, notQueuedReply(c.login))
+		return h.reply(ctx, c.key(), c.repo, c.number, notQueuedReply(c.login))
 	case errors.As(err, &input):
-		h.reply(ctx, c.repo, c.number, "@"+c.login+" "+input.Msg)
+		return h.reply(ctx, c.key(), c.repo, c.number, "@"+c.login+" "+input.Msg)
 	case err != nil:
 		return fmt.Errorf("failed to restart pull request #%d: %w", c.number, err)
 	}
@@ -201,6 +206,5 @@ func (h *IssueCommentHandler) status(ctx context.Context, c commandCall) error {
 		}
 		lines = append(lines, queuedEntry{Branch: q.Key.Branch, Entry: e})
 	}
-	h.reply(ctx, c.repo, c.number, statusReply(c.login, lines))
-	return nil
+	return h.reply(ctx, c.key(), c.repo, c.number, statusReply(c.login, lines))
 }

@@ -81,13 +81,13 @@ func TestCommandMerge(t *testing.T) {
 				if len(svc.submits) != 1 || svc.submits[0] != *tt.want {
 					t.Fatalf("submits %+v, want %+v", svc.submits, *tt.want)
 				}
-				if len(gh.reactions) != 1 || gh.reactions[0] != (reaction{exampleCommentID, "+1"}) {
-					t.Fatalf("reactions %+v, want +1 on the comment", gh.reactions)
+				if len(svc.reactions) != 1 || svc.reactions[0] != (reaction{exampleCommentID, "+1"}) {
+					t.Fatalf("reactions %+v, want +1 on the comment", svc.reactions)
 				}
 			} else if len(svc.submits) != 0 {
 				t.Fatalf("unexpected submits %+v", svc.submits)
 			}
-			assertComment(t, gh, tt.wantComment)
+			assertComment(t, svc, tt.wantComment)
 		})
 	}
 }
@@ -102,10 +102,10 @@ func TestCommandRefusalChangesNothing(t *testing.T) {
 			if err := h.Handle(context.Background(), "issue_comment", "d", prComment(t, "created.payload.json", "reader", body)); err != nil {
 				t.Fatal(err)
 			}
-			if len(svc.calls) != 0 || len(gh.reactions) != 0 {
-				t.Fatalf("service calls %v, reactions %v; want none", svc.calls, gh.reactions)
+			if len(svc.calls) != 0 || len(svc.reactions) != 0 {
+				t.Fatalf("service calls %v, reactions %v; want none", svc.calls, svc.reactions)
 			}
-			assertComment(t, gh, "@reader you need write access")
+			assertComment(t, svc, "@reader you need write access")
 		})
 	}
 }
@@ -155,7 +155,7 @@ func TestCommandOthers(t *testing.T) {
 					t.Fatalf("cancels %+v, want %+v", svc.cancels, want)
 				}
 			}
-			assertComment(t, gh, tt.wantComment)
+			assertComment(t, svc, tt.wantComment)
 		})
 	}
 }
@@ -192,9 +192,9 @@ func TestCommentsIgnored(t *testing.T) {
 			if err := h.Handle(context.Background(), "issue_comment", "d", tt.payload(t)); err != nil {
 				t.Fatal(err)
 			}
-			if len(svc.calls) != 0 || len(gh.reactions) != 0 || len(gh.comments) != 0 || gh.permCalls != 0 {
+			if len(svc.calls) != 0 || len(svc.reactions) != 0 || len(svc.comments) != 0 || gh.permCalls != 0 {
 				t.Fatalf("calls %v, reactions %v, comments %v, permission calls %d; want none",
-					svc.calls, gh.reactions, gh.comments, gh.permCalls)
+					svc.calls, svc.reactions, svc.comments, gh.permCalls)
 			}
 		})
 	}
@@ -234,8 +234,8 @@ func TestCommandErrorsAreRetryable(t *testing.T) {
 			if err == nil || IsPermanent(err) {
 				t.Fatalf("err = %v, want a retryable error", err)
 			}
-			if len(gh.comments) != 0 {
-				t.Fatalf("replied %+v to an internal failure", gh.comments)
+			if len(svc.comments) != 0 {
+				t.Fatalf("replied %+v to an internal failure", svc.comments)
 			}
 		})
 	}
@@ -243,18 +243,18 @@ func TestCommandErrorsAreRetryable(t *testing.T) {
 
 // assertComment checks that exactly one reply containing want was posted as
 // a new comment on PR #1 (or none when want is empty).
-func assertComment(t *testing.T, gh *fakeGitHub, want string) {
+func assertComment(t *testing.T, svc *fakeService, want string) {
 	t.Helper()
 	if want == "" {
-		if len(gh.comments) != 0 {
-			t.Fatalf("unexpected comments %+v", gh.comments)
+		if len(svc.comments) != 0 {
+			t.Fatalf("unexpected comments %+v", svc.comments)
 		}
 		return
 	}
-	if len(gh.comments) != 1 || !strings.Contains(gh.comments[0].Body, want) {
-		t.Fatalf("comments %+v, want one containing %q", gh.comments, want)
+	if len(svc.comments) != 1 || !strings.Contains(svc.comments[0].Body, want) {
+		t.Fatalf("comments %+v, want one containing %q", svc.comments, want)
 	}
-	if c := gh.comments[0]; c.Number != 1 || c.ID != 0 {
+	if c := svc.comments[0]; c.Number != 1 || c.ID != 0 {
 		t.Fatalf("comment %+v, want a new comment on #1", c)
 	}
 }

@@ -38,8 +38,11 @@ func (w *namesWorld) untouched(t *testing.T) {
 	calls, gets := append([]string(nil), w.svc.calls...), w.svc.getQueues
 	w.svc.mu.Unlock()
 	w.gh.mu.Lock()
-	ghCalls := w.gh.permCalls + len(w.gh.comments) + len(w.gh.reactions)
+	ghCalls := w.gh.permCalls
 	w.gh.mu.Unlock()
+	w.svc.mu.Lock()
+	ghCalls += len(w.svc.notices)
+	w.svc.mu.Unlock()
 	if len(calls) != 0 || gets != 0 || ghCalls != 0 {
 		t.Errorf("service calls %v (+%d queue reads), %d GitHub calls; want none", calls, gets, ghCalls)
 	}

@@ -28,6 +28,9 @@ type Service interface {
 	OnCheck(ctx context.Context, repo queue.Repo, c queue.CheckResult) error
 	// OnPush reports that a branch moved to sha.
 	OnPush(ctx context.Context, repo queue.Repo, branch, sha string) error
+	// AddNotice records a reply or reaction for the reconciler to write
+	// (a notice whose key exists changes nothing).
+	AddNotice(ctx context.Context, n queue.Notice) error
 }
 
 // GitHub is the part of queue.GitHub the handlers use (same signatures).
@@ -36,10 +39,6 @@ type GitHub interface {
 	GetPullRequest(ctx context.Context, repo queue.Repo, number int) (*queue.PullRequest, error)
 	// Permission returns "admin", "maintain", "write", "triage", "read" or "none".
 	Permission(ctx context.Context, repo queue.Repo, user string) (string, error)
-	// UpsertComment edits comment id (non-zero) or creates a new comment.
-	UpsertComment(ctx context.Context, repo queue.Repo, number int, id int64, body string) (int64, error)
-	// AddReaction reacts to an issue comment.
-	AddReaction(ctx context.Context, repo queue.Repo, commentID int64, content string) error
 }
 
 var _ GitHub = (queue.GitHub)(nil)

@@ -37,6 +37,7 @@ func (h *PullRequestHandler) Handles() []string { return []string{"pull_request"
 
 // Handle implements githubapp.EventHandler.
 func (h *PullRequestHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
+	ctx = withDelivery(ctx, deliveryID)
 	var ev struct {
 		ghEvent
 		Number      int            `json:"number"`
@@ -112,16 +113,14 @@ func (h *PullRequestHandler) labeled(ctx context.Context, key queue.QueueKey, nu
 	}
 	if !allowed {
 		zerolog.Ctx(ctx).Info().Str("sender", sender).Msg("enqueue label refused: no write access")
-		h.reply(ctx, key.Repo, number, labelRefusalReply(sender, label))
-		return nil
+		return h.reply(ctx, "label:"+deliveryFrom(ctx), key.Repo, number, labelRefusalReply(sender, label))
 	}
 	_, err = h.svc.Submit(ctx, queue.SubmitRequest{
 		Key: key, PRNumber: number, Submitter: sender, Source: "label",
 	})
 	if err != nil {
 		if msg, ok := submitFailureReply(sender, key, err); ok {
-			h.reply(ctx, key.Repo, number, msg)
-			return nil
+			return h.reply(ctx, "label:"+deliveryFrom(ctx), key.Repo, number, msg)
 		}
 		return fmt.Errorf("failed to submit pull request #%d to %s: %w", number, key, err)
 	}

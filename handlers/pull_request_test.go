@@ -196,11 +196,11 @@ func TestEnqueueLabel(t *testing.T) {
 			} else if len(svc.cancels) != 0 {
 				t.Fatalf("unexpected cancels %+v", svc.cancels)
 			}
-			if tt.wantComment == "" && len(gh.comments) != 0 {
-				t.Fatalf("unexpected comments %+v", gh.comments)
+			if tt.wantComment == "" && len(svc.comments) != 0 {
+				t.Fatalf("unexpected comments %+v", svc.comments)
 			}
-			if tt.wantComment != "" && (len(gh.comments) != 1 || !strings.Contains(gh.comments[0].Body, tt.wantComment)) {
-				t.Fatalf("comments %+v, want one containing %q", gh.comments, tt.wantComment)
+			if tt.wantComment != "" && (len(svc.comments) != 1 || !strings.Contains(svc.comments[0].Body, tt.wantComment)) {
+				t.Fatalf("comments %+v, want one containing %q", svc.comments, tt.wantComment)
 			}
 			if len(svc.prs) != 0 {
 				t.Fatal("label events are not PR facts")

@@ -204,6 +204,19 @@ func (s *checkedService) OnCheck(ctx context.Context, repo queue.Repo, c queue.C
 	return s.fakeService.OnCheck(ctx, repo, c)
 }
 
+func (s *checkedService) AddNotice(ctx context.Context, n queue.Notice) error {
+	s.problems.pr("AddNotice", n.Repo, n.PRNumber)
+	switch {
+	case n.Key == "":
+		s.problems.add("AddNotice: no key")
+	case n.Kind == queue.NoticeComment && n.Body == "":
+		s.problems.add("AddNotice: empty comment")
+	case n.Kind == queue.NoticeReaction && n.CommentID <= 0:
+		s.problems.add("AddNotice: reaction to comment %d", n.CommentID)
+	}
+	return s.fakeService.AddNotice(ctx, n)
+}
+
 func (s *checkedService) OnPush(ctx context.Context, repo queue.Repo, branch, sha string) error {
 	s.problems.repo("OnPush", repo)
 	if branch == "" || sha == "" || sha == zeroSHA {
@@ -233,17 +246,4 @@ func (g *checkedGitHub) Permission(ctx context.Context, repo queue.Repo, user st
 		g.problems.add("Permission: no user")
 	}
 	return g.fakeGitHub.Permission(ctx, repo, user)
-}
-
-func (g *checkedGitHub) UpsertComment(ctx context.Context, repo queue.Repo, n int, id int64, body string) (int64, error) {
-	g.problems.pr("UpsertComment", repo, n)
-	if body == "" {
-		g.problems.add("UpsertComment: empty comment")
-	}
-	return g.fakeGitHub.UpsertComment(ctx, repo, n, id, body)
-}
-
-func (g *checkedGitHub) AddReaction(ctx context.Context, repo queue.Repo, commentID int64, content string) error {
-	g.problems.repo("AddReaction", repo)
-	return g.fakeGitHub.AddReaction(ctx, repo, commentID, content)
 }

@@ -118,6 +118,15 @@ func (g *opsGitHub) AddReaction(context.Context, queue.Repo, int64, string) erro
 func (g *opsGitHub) UpsertCheckRun(context.Context, queue.Repo, int64, queue.CheckRun) (int64, error) {
 	return 1, nil
 }
+func (g *opsGitHub) FindComment(context.Context, queue.Repo, int, string, time.Time) (int64, error) {
+	return 0, nil
+}
+func (g *opsGitHub) FindCheckRun(context.Context, queue.Repo, string, string, string) (int64, error) {
+	return 0, nil
+}
+func (g *opsGitHub) ListBranches(context.Context, queue.Repo, string) ([]string, error) {
+	return nil, nil
+}
 
 // opsFixture is a Service over a fresh store and opsGitHub, with a fixed
 // clock and a record of wakes.

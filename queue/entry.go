@@ -135,10 +135,6 @@ type Entry struct {
 	NextAttemptAt time.Time
 	// Restarts counts how often the entry's tests were restarted.
 	Restarts int
-
-	// GitHub surfaces owned by the entry (0 when not created yet).
-	StatusCommentID int64
-	CheckRunID      int64
 }
 
 // Active reports whether the entry is still in the queue.

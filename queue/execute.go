@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/mergequeue/mq/queue/crashpoint"
 )
 
 // execute carries out one action. head is the target head the Sync works
@@ -73,6 +75,7 @@ func (s *Service) transition(ctx context.Context, q *Queue, t Transition) error 
 		return fmt.Errorf("failed to load entry %s: %w", t.EntryID, err)
 	}
 	from, oldDetail := e.State, e.StateReasonDetail
+	shown := from != t.To || (oldDetail != t.Detail && !t.Quiet)
 	var orphan string
 	err = s.store.WithTx(ctx, func(tx Store) error {
 		now := s.now()
@@ -110,11 +113,18 @@ func (s *Service) transition(ctx context.Context, q *Queue, t Transition) error 
 		}
 		// The log holds state changes, and a new test run of an entry
 		// already testing (a bisection, a restart in place).
-		if from == t.To && !(t.To == StateTesting && oldDetail != t.Detail) {
+		var ev *Event
+		if from != t.To || (t.To == StateTesting && oldDetail != t.Detail) {
+			ev = &Event{QueueID: q.ID, EntryID: e.ID, PRNumber: e.PRNumber, At: now,
+				From: from, To: t.To, Reason: t.Reason, Detail: t.Detail, RunID: runID}
+			if err := tx.AddEvent(ctx, ev); err != nil {
+				return err
+			}
+		}
+		if !shown {
 			return nil
 		}
-		return tx.AddEvent(ctx, &Event{QueueID: q.ID, EntryID: e.ID, PRNumber: e.PRNumber, At: now,
-			From: from, To: t.To, Reason: t.Reason, Detail: t.Detail, RunID: runID})
+		return showChange(ctx, tx, q, e, from, ev)
 	})
 	if err != nil {
 		return fmt.Errorf("failed to move #%d to %s: %w", e.PRNumber, t.To, err)
@@ -132,8 +142,8 @@ func (s *Service) transition(ctx context.Context, q *Queue, t Transition) error 
 			return err
 		}
 	}
-	if from != t.To || (oldDetail != t.Detail && !t.Quiet) {
-		s.notify(ctx, q, e, from)
+	if shown {
+		s.rec.Wake()
 	}
 	return nil
 }
@@ -167,7 +177,9 @@ func (s *Service) closeRunIfUnused(ctx context.Context, q *Queue, runID string) 
 }
 
 // closeRun marks a run closed (cancelled if undecided) and deletes its
-// branch; a failed delete is logged, not fatal.
+// branch at once, so its CI stops counting against the queue's
+// concurrency; a delete that fails is left to the reconciler, which deletes
+// every recorded branch no live run owns.
 func (s *Service) closeRun(ctx context.Context, q *Queue, runID string) error {
 	r, err := s.store.GetRun(ctx, runID)
 	if err != nil {
@@ -186,7 +198,12 @@ func (s *Service) closeRun(ctx context.Context, q *Queue, runID string) error {
 	}
 	if r.Branch != "" {
 		if err := s.gh.DeleteBranch(ctx, q.Key.Repo, r.Branch); err != nil {
-			zerolog.Ctx(ctx).Warn().Err(err).Str("branch", r.Branch).Msg("failed to delete test branch")
+			zerolog.Ctx(ctx).Warn().Err(err).Str("branch", r.Branch).Msg("failed to delete test branch; the reconciler will")
+			s.rec.Wake()
+			return nil
+		}
+		if err := s.store.ForgetRef(ctx, q.Key.Repo, r.Branch); err != nil {
+			return fmt.Errorf("failed to forget branch %s: %w", r.Branch, err)
 		}
 	}
 	return nil
@@ -256,10 +273,16 @@ func (s *Service) startRun(ctx context.Context, snap *Snapshot, a StartRun) erro
 	if run.Bisection {
 		run.Branch += "-bisection"
 	}
+	spec := BranchSpec{From: a.From, Temp: ScratchPrefix + s.opts.NewID(), Name: run.Branch, UnitSize: len(unit)}
+	done, err := s.recordBranches(ctx, q, run.ID, spec.Temp, spec.Name)
+	if err != nil {
+		return err
+	}
+	defer done()
 	if err := s.store.SaveRun(ctx, run); err != nil {
 		return fmt.Errorf("failed to record run intent: %w", err)
 	}
-	spec := BranchSpec{From: a.From, Temp: "mq-temp/" + s.opts.NewID(), Name: run.Branch, UnitSize: len(unit)}
+	crashpoint.Hit("run-intent-recorded")
 	for _, id := range a.Merge {
 		e := snap.entry(id)
 		if e == nil {
@@ -269,6 +292,7 @@ func (s *Service) startRun(ctx context.Context, snap *Snapshot, a StartRun) erro
 			Message: fmt.Sprintf("Merge #%d (%s) into merge queue test branch", e.PRNumber, e.PR.Title)})
 	}
 	sha, buildErr := s.gh.BuildBranch(ctx, q.Key.Repo, spec)
+	s.forgetScratch(ctx, q.Key.Repo, spec.Temp)
 	if buildErr != nil {
 		run.Branch = "" // BuildBranch publishes nothing on failure
 		if err := s.closeRunRecord(ctx, run); err != nil {
@@ -359,8 +383,14 @@ func (s *Service) onConflict(ctx context.Context, snap *Snapshot, e *Entry, befo
 	q := snap.Queue
 	head := MergeHead{PRNumber: e.PRNumber, SHA: e.PRSHA, Message: "conflict check"}
 	conflicts := func(from string, heads ...MergeHead) (bool, error) {
-		spec := BranchSpec{From: from, Heads: heads, Temp: "mq-temp/" + s.opts.NewID(), Name: "mq-temp/check-" + s.opts.NewID()}
-		_, err := s.gh.BuildBranch(ctx, q.Key.Repo, spec)
+		spec := BranchSpec{From: from, Heads: heads, Temp: ScratchPrefix + s.opts.NewID(), Name: ScratchPrefix + "check-" + s.opts.NewID()}
+		done, err := s.recordBranches(ctx, q, "", spec.Temp, spec.Name)
+		if err != nil {
+			return false, err
+		}
+		defer done()
+		_, err = s.gh.BuildBranch(ctx, q.Key.Repo, spec)
+		s.forgetScratch(ctx, q.Key.Repo, spec.Temp)
 		var c *ConflictError
 		if errors.As(err, &c) {
 			return c.Index == len(heads)-1, nil
@@ -368,9 +398,7 @@ func (s *Service) onConflict(ctx context.Context, snap *Snapshot, e *Entry, befo
 		if err != nil {
 			return false, err
 		}
-		if err := s.gh.DeleteBranch(ctx, q.Key.Repo, spec.Name); err != nil {
-			zerolog.Ctx(ctx).Warn().Err(err).Msg("failed to delete conflict-check branch")
-		}
+		s.rec.Wake() // the probe's branch is dead: the reconciler deletes it
 		return false, nil
 	}
 	alone, err := conflicts(snap.TargetHead, head)

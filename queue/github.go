@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Errors the GitHub port returns (wrapped) where the queue must branch.
@@ -83,6 +84,9 @@ type CheckRun struct {
 	Title      string
 	Summary    string
 	DetailsURL string
+	// ExternalID identifies the check run as the queue's for one entry (its
+	// ID), so it can be found again after a write whose result was lost.
+	ExternalID string
 }
 
 // GitHub is everything the queue needs from GitHub. Reads are fresh (no
@@ -121,4 +125,14 @@ type GitHub interface {
 	// UpsertCheckRun updates check run id (if non-zero) or creates one; it
 	// returns the check run's id.
 	UpsertCheckRun(ctx context.Context, repo Repo, id int64, run CheckRun) (int64, error)
+
+	// FindComment returns the id of the newest comment on PR number whose
+	// body contains marker, among those updated at or after since (zero:
+	// all); 0 if there is none.
+	FindComment(ctx context.Context, repo Repo, number int, marker string, since time.Time) (int64, error)
+	// FindCheckRun returns the id of the check run named name on commit sha
+	// whose external id is externalID; 0 if there is none.
+	FindCheckRun(ctx context.Context, repo Repo, sha, name, externalID string) (int64, error)
+	// ListBranches returns the names of the branches that start with prefix.
+	ListBranches(ctx context.Context, repo Repo, prefix string) ([]string, error)
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/rs/zerolog"
+
+	"github.com/mergequeue/mq/queue/crashpoint"
 )
 
 // merge merges the head of the chain into the target branch with the tested
@@ -47,6 +49,7 @@ func (s *Service) merge(ctx context.Context, snap *Snapshot, m Merge, head *stri
 	var rejected *RejectedError
 	switch {
 	case mergeErr == nil:
+		crashpoint.Hit("merge-applied")
 		return s.recordMerge(ctx, q, e, r, m.Before, sha, head)
 	case errors.Is(mergeErr, ErrHeadMoved):
 		return s.transition(ctx, q, Transition{EntryID: e.ID, To: StateCancelled, Reason: ReasonPRPushed,
@@ -156,6 +159,7 @@ func (s *Service) verifyTree(ctx context.Context, q *Queue, e *Entry, r *TestRun
 	if s.opts.OnTreeMismatch != nil {
 		s.opts.OnTreeMismatch(q.Key)
 	}
-	s.postComment(ctx, q, e, "⚠️ Merge queue alert: "+msg)
-	return nil
+	alert := Notice{Key: fmt.Sprintf("alert:%s:%s", e.ID, landed), Repo: q.Key.Repo, PRNumber: e.PRNumber,
+		Kind: NoticeComment, Body: "⚠️ Merge queue alert: " + msg}
+	return s.AddNotice(ctx, alert)
 }

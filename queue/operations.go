@@ -96,7 +96,7 @@ func (s *Service) Submit(ctx context.Context, req SubmitRequest) (*Entry, error)
 		State: StateNotReady, StateReason: ReasonSubmitted, StateChangedAt: now,
 		PriorityValue: value, PriorityName: name, UsedDefaultPriorityName: usedDefault,
 		NoBatch: req.NoBatch, Direct: req.Direct, Submitter: submitter, Source: req.Source,
-		SubmittedAt: now, StatusCommentID: e.StatusCommentID, CheckRunID: e.CheckRunID,
+		SubmittedAt: now,
 	}
 	if ok, why := Ready(q, e); !ok {
 		e.StateReasonDetail = why
@@ -105,13 +105,17 @@ func (s *Service) Submit(ctx context.Context, req SubmitRequest) (*Entry, error)
 		if err := tx.SaveEntry(ctx, e); err != nil {
 			return err
 		}
-		return tx.AddEvent(ctx, &Event{QueueID: q.ID, EntryID: e.ID, PRNumber: e.PRNumber, At: now,
-			From: from, To: StateNotReady, Reason: ReasonSubmitted, Detail: "submitted by @" + submitter + " (" + req.Source + ")"})
+		ev := &Event{QueueID: q.ID, EntryID: e.ID, PRNumber: e.PRNumber, At: now,
+			From: from, To: StateNotReady, Reason: ReasonSubmitted, Detail: "submitted by @" + submitter + " (" + req.Source + ")"}
+		if err := tx.AddEvent(ctx, ev); err != nil {
+			return err
+		}
+		return showChange(ctx, tx, q, e, from, ev)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("failed to save entry for #%d: %w", req.PRNumber, err)
 	}
-	s.notify(ctx, q, e, from)
+	s.rec.Wake()
 	s.opts.Wake(q.ID)
 	return e, nil
 }

@@ -47,8 +47,10 @@ type Service struct {
 	lastPolled    map[string]time.Time         // entry ID → last read of its PR
 	directChecked map[string]string            // entry ID → target head it was found ineligible on
 	protection    map[int64]protectionRead     // queue ID → required checks of its branch protection
-	staleSurfaces map[string]surfaceRetry      // entry ID → PR updates to retry
 	targets       map[int64]map[int]*TargetSet // queue → PR → indexed targets (nil = none uploaded)
+
+	inflight *inflight
+	rec      *Reconciler
 }
 
 // NewService returns a Service over a store and a GitHub port.
@@ -65,11 +67,16 @@ func NewService(store Store, gh GitHub, opts Options) *Service {
 	if opts.ReconcileEvery <= 0 {
 		opts.ReconcileEvery = 30 * time.Second
 	}
+	fl := newInflight()
 	return &Service{store: store, gh: gh, opts: opts,
 		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{}, lastPolled: map[string]time.Time{}, directChecked: map[string]string{},
-		protection: map[int64]protectionRead{}, staleSurfaces: map[string]surfaceRetry{},
-		targets: map[int64]map[int]*TargetSet{}}
+		protection: map[int64]protectionRead{}, targets: map[int64]map[int]*TargetSet{},
+		inflight: fl, rec: newReconciler(store, gh, func() time.Time { return opts.Now().UTC() }, opts.ReconcileEvery, fl)}
 }
+
+// Reconciler returns the reconciler that writes the queue's surfaces on
+// GitHub; run it (Run) beside the workers.
+func (s *Service) Reconciler() *Reconciler { return s.rec }
 
 // SetWake sets the function that wakes a queue's worker.
 func (s *Service) SetWake(wake func(queueID int64)) { s.opts.Wake = wake }
@@ -124,10 +131,6 @@ func (s *Service) Sync(ctx context.Context, queueID int64) (time.Time, error) {
 			if err != nil {
 				wake = s.now().Add(5 * time.Second)
 			}
-			func() {
-				defer s.lock(queueID)()
-				s.retrySurfaces(ctx, q)
-			}()
 			return wake, err
 		}
 	}

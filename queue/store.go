@@ -82,4 +82,7 @@ type Store interface {
 	// ListMerges returns the queue's merge log, oldest first, limited to the
 	// last `limit` records (0 = all).
 	ListMerges(ctx context.Context, queueID int64, limit int) ([]MergeRecord, error)
+
+	// SurfaceStore keeps what the reconciler must bring GitHub to.
+	SurfaceStore
 }

@@ -93,7 +93,22 @@ func handleListComments(c *reqCtx) {
 	if !ok {
 		return
 	}
-	c.json(http.StatusOK, page(c, r.prComments(pr.number)))
+	comments := r.prComments(pr.number)
+	if v := c.r.URL.Query().Get("since"); v != "" {
+		since, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			c.error(http.StatusUnprocessableEntity, "Validation Failed: since must be an ISO 8601 timestamp")
+			return
+		}
+		kept := comments[:0]
+		for _, cm := range comments {
+			if !cm.GetUpdatedAt().Time.Before(since) {
+				kept = append(kept, cm)
+			}
+		}
+		comments = kept
+	}
+	c.json(http.StatusOK, page(c, comments))
 }
 
 // prComments lists a PR's comments, oldest first. Caller holds r.mu.

@@ -29,8 +29,9 @@ type checkKey struct {
 type db struct {
 	mu sync.Mutex
 
-	nextQueueID int64
-	nextEventID int64
+	nextQueueID  int64
+	nextEventID  int64
+	nextNoticeID int64
 
 	queues   map[int64]*queue.Queue
 	queueIDs map[queue.QueueKey]int64 // by folded key (queue.QueueKey.Fold)
@@ -49,6 +50,11 @@ type db struct {
 	targets map[prKey]queue.Targets
 	events  map[int64][]queue.Event
 	merges  map[int64][]queue.MergeRecord
+
+	surfaces   map[string]queue.Surface // by entry ID
+	notices    map[int64]queue.Notice
+	noticeKeys map[string]int64
+	refs       map[refKey]queue.Ref
 }
 
 func newDB() *db {
@@ -67,6 +73,10 @@ func newDB() *db {
 		targets:       map[prKey]queue.Targets{},
 		events:        map[int64][]queue.Event{},
 		merges:        map[int64][]queue.MergeRecord{},
+		surfaces:      map[string]queue.Surface{},
+		notices:       map[int64]queue.Notice{},
+		noticeKeys:    map[string]int64{},
+		refs:          map[refKey]queue.Ref{},
 	}
 }
 

@@ -132,6 +132,20 @@ func (o *ops) DeleteQueue(ctx context.Context, id int64) error {
 			delete(d.targets, k)
 		}
 	}
+	surfaces := map[string]queue.Surface{}
+	for k, sf := range d.surfaces {
+		if sf.QueueID == id {
+			surfaces[k] = sf
+			delete(d.surfaces, k)
+		}
+	}
+	refs := map[refKey]queue.Ref{}
+	for k, r := range d.refs {
+		if r.QueueID == id {
+			refs[k] = r
+			delete(d.refs, k)
+		}
+	}
 	events, merges := d.events[id], d.merges[id]
 	delete(d.events, id)
 	delete(d.merges, id)
@@ -147,6 +161,8 @@ func (o *ops) DeleteQueue(ctx context.Context, id int64) error {
 			d.insertRun(r)
 		}
 		maps.Copy(d.targets, targets)
+		maps.Copy(d.surfaces, surfaces)
+		maps.Copy(d.refs, refs)
 		if events != nil {
 			d.events[id] = events
 		}

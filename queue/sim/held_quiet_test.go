@@ -8,7 +8,9 @@ import (
 )
 
 // An entry held behind an undecided failure says why in the API, without
-// an extra edit of its PR's status comment and check run.
+// an extra edit of its PR's status comment and check run: the hold does
+// not make its surfaces due, and the reconciler edits each once for the
+// state changes.
 func TestHeldEntrySaysWhyWithoutGitHubCalls(t *testing.T) {
 	s := queue.DefaultSettings()
 	s.Concurrency, s.CommentsEnabled, s.StatusCheckEnabled = 4, true, true
@@ -20,6 +22,13 @@ func TestHeldEntrySaysWhyWithoutGitHubCalls(t *testing.T) {
 	if st, _ := sc.state(b); st != queue.StatePendingFailure {
 		t.Fatalf("#%d is %s, want pending_failure", b, st)
 	}
+	reconcile := func() {
+		t.Helper()
+		if _, err := sc.svc.Reconciler().Pass(sc.ctx); err != nil {
+			t.Fatalf("reconcile: %v", err)
+		}
+	}
+	reconcile()
 	comments, checks := sc.world.Calls()["UpsertComment"], sc.world.Calls()["UpsertCheckRun"]
 	c := sc.open(PRSpec{}, "") // submitted (not_ready), then admitted (pending), then held
 	sc.sync()
@@ -30,11 +39,23 @@ func TestHeldEntrySaysWhyWithoutGitHubCalls(t *testing.T) {
 	if e.State != queue.StatePending || !strings.Contains(e.StateReasonDetail, "waiting until the failure of #2") {
 		t.Fatalf("#%d is %s (%s), want pending and held behind #2", c, e.State, e.StateReasonDetail)
 	}
-	// Two state changes (not_ready, pending) update the PR; the hold does not.
-	if got := sc.world.Calls()["UpsertComment"] - comments; got != 2 {
-		t.Errorf("%d status comment updates, want 2", got)
+	// Two state changes (not_ready, pending) make the PR's surfaces due;
+	// the hold does not.
+	sf, err := sc.store.GetSurface(sc.ctx, e.ID)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := sc.world.Calls()["UpsertCheckRun"] - checks; got != 2 {
-		t.Errorf("%d check run updates, want 2", got)
+	if sf.Want != 2 || sf.Done != 0 {
+		t.Errorf("surface want %d done %d, want 2 and 0", sf.Want, sf.Done)
+	}
+	reconcile()
+	if got := sc.world.Calls()["UpsertComment"] - comments; got != 1 {
+		t.Errorf("%d status comment writes, want 1 (the latest state)", got)
+	}
+	if got := sc.world.Calls()["UpsertCheckRun"] - checks; got != 1 {
+		t.Errorf("%d check run writes, want 1", got)
+	}
+	if sf, _ := sc.store.GetSurface(sc.ctx, e.ID); sf.Due() {
+		t.Errorf("surface still due after a pass: want %d done %d", sf.Want, sf.Done)
 	}
 }

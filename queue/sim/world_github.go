@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mergequeue/mq/queue"
 )
@@ -261,4 +262,35 @@ func shortSHA(sha string) string {
 		return sha[:7]
 	}
 	return sha
+}
+
+// FindComment finds nothing: the world keeps no comment bodies.
+func (w *World) FindComment(_ context.Context, repo queue.Repo, _ int, _ string, _ time.Time) (int64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return 0, w.enter("FindComment", repo)
+}
+
+// FindCheckRun finds nothing: the world keeps no check runs.
+func (w *World) FindCheckRun(_ context.Context, repo queue.Repo, _, _, _ string) (int64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return 0, w.enter("FindCheckRun", repo)
+}
+
+// ListBranches returns the branches starting with prefix, by name.
+func (w *World) ListBranches(_ context.Context, repo queue.Repo, prefix string) ([]string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.enter("ListBranches", repo); err != nil {
+		return nil, err
+	}
+	var out []string
+	for name := range w.refs {
+		if strings.HasPrefix(name, prefix) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }

@@ -50,8 +50,6 @@ func entryColumns(e *queue.Entry) []column {
 		{"merge_attempts", e.MergeAttempts, &e.MergeAttempts},
 		{"next_attempt_at", timeVal(e.NextAttemptAt), timeScan{&e.NextAttemptAt}},
 		{"restarts", e.Restarts, &e.Restarts},
-		{"status_comment_id", e.StatusCommentID, &e.StatusCommentID},
-		{"check_run_id", e.CheckRunID, &e.CheckRunID},
 		{"position", e.Position, &e.Position},
 		{"vouched", e.Vouched, &e.Vouched},
 		{"merge_base", e.MergeBase, &e.MergeBase},

@@ -95,8 +95,6 @@ func fullEntry(id string, queueID int64, pr int) *queue.Entry {
 		MergeAttempts:           3,
 		NextAttemptAt:           at(6 * time.Second),
 		Restarts:                2,
-		StatusCommentID:         1 << 40,
-		CheckRunID:              1<<40 + 1,
 		Position:                7,
 		Vouched:                 true,
 		MergeBase:               "base123",

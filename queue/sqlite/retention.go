@@ -10,11 +10,13 @@ import (
 type Pruned struct {
 	Deliveries int64
 	Events     int64
+	Notices    int64
 }
 
 // Prune deletes what the queue no longer needs: processed webhook
 // deliveries received before deliveriesBefore (pending ones are kept
-// whatever their age), and events recorded before eventsBefore whose ID is
+// whatever their age) and the notices delivered before it (a notice's key
+// only has to outlive a redelivery of the webhook that caused it), and events recorded before eventsBefore whose ID is
 // at most eventsUpTo (the lowest notification cursor, so no event is lost
 // to a target that has not received it; pass a negative value when no
 // target is configured). Entries, runs and merges are kept: the API
@@ -37,6 +39,12 @@ func (s *Store) Prune(ctx context.Context, deliveriesBefore, eventsBefore time.T
 	}
 	if p.Events, err = res.RowsAffected(); err != nil {
 		return p, fmt.Errorf("failed to prune events: %w", err)
+	}
+	if res, err = s.writer.ExecContext(ctx, `DELETE FROM notices WHERE done_at IS NOT NULL AND done_at < ?`, timeVal(deliveriesBefore)); err != nil {
+		return p, fmt.Errorf("failed to prune notices: %w", err)
+	}
+	if p.Notices, err = res.RowsAffected(); err != nil {
+		return p, fmt.Errorf("failed to prune notices: %w", err)
 	}
 	return p, nil
 }

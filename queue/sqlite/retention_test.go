@@ -48,13 +48,32 @@ func TestPrune(t *testing.T) {
 		}
 		ids = append(ids, ev.ID)
 	}
+	for _, n := range []struct {
+		key  string
+		done time.Time
+	}{{"old-done", old}, {"old-undelivered", time.Time{}}, {"recent-done", recent}} {
+		notice := &queue.Notice{Key: n.key, Repo: q.Key.Repo, PRNumber: 1, Kind: queue.NoticeComment, Body: "hi", CreatedAt: old}
+		if _, err := s.AddNotice(ctx, notice); err != nil {
+			t.Fatal(err)
+		}
+		notice.DoneAt = n.done
+		if err := s.SaveNotice(ctx, *notice); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// A notification target has received the first event only.
 	p, err := s.Prune(ctx, now.Add(-7*24*time.Hour), now.Add(-7*24*time.Hour), ids[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Deliveries != 1 || p.Events != 1 {
-		t.Errorf("pruned %+v, want 1 delivery (old and done) and 1 event (old and delivered)", p)
+	if p.Deliveries != 1 || p.Events != 1 || p.Notices != 1 {
+		t.Errorf("pruned %+v, want 1 delivery (old and done), 1 event (old and delivered) and 1 notice (delivered long ago)", p)
+	}
+	if ok, err := s.AddNotice(ctx, &queue.Notice{Key: "recent-done", Repo: q.Key.Repo, Kind: queue.NoticeComment}); err != nil || ok {
+		t.Errorf("a recently delivered notice was forgotten: added again (%v, %v)", ok, err)
+	}
+	if due, err := s.DueNotices(ctx, now, 10); err != nil || len(due) != 1 || due[0].Key != "old-undelivered" {
+		t.Errorf("due notices %+v, %v: the undelivered one must stay", due, err)
 	}
 	pending, err := s.PendingDeliveries(ctx, 0)
 	if err != nil || len(pending) != 1 || pending[0].ID != "old-pending" {

@@ -22,7 +22,7 @@ type testCase struct {
 // parallel subtests.
 func Run(t *testing.T, newStore Factory) {
 	var all []testCase
-	for _, group := range [][]testCase{queueTests, entryTests, runTests, logTests, txTests, copyTests, repoCaseTests} {
+	for _, group := range [][]testCase{queueTests, entryTests, runTests, logTests, txTests, copyTests, repoCaseTests, surfaceTests} {
 		all = append(all, group...)
 	}
 	for _, tc := range all {
@@ -87,7 +87,7 @@ func fullEntry(id string, queueID int64, pr int) *queue.Entry {
 		Submitter: "bob", Source: "comment",
 		SubmittedAt: at(3 * time.Second), AdmittedAt: at(4 * time.Second), ConcludedAt: at(5 * time.Second),
 		Seq: 42, Position: 11, Vouched: true, MergeBase: "base123", RunID: "run-1", BlockedBy: "entry-0", MergeIntent: true, MergeAttempts: 3,
-		NextAttemptAt: at(6 * time.Second), Restarts: 2, StatusCommentID: 1 << 40, CheckRunID: 1<<40 + 1,
+		NextAttemptAt: at(6 * time.Second), Restarts: 2,
 	}
 }
 

@@ -1,0 +1,164 @@
+package storetest
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+var surfaceTests = []testCase{
+	{"surface/touch creates and bumps; save keeps Want", func(t *testing.T, s queue.Store) {
+		q := mustQueue(t, s, "main")
+		must(t, s.SaveEntry(ctx, pendingEntry("e1", q.ID, 1)))
+		if _, err := s.GetSurface(ctx, "e1"); !errors.Is(err, queue.ErrNotFound) {
+			t.Fatalf("GetSurface before any touch: %v, want ErrNotFound", err)
+		}
+		must(t, s.TouchSurface(ctx, q.ID, "e1"))
+		must(t, s.TouchSurface(ctx, q.ID, "e1"))
+		got, err := s.GetSurface(ctx, "e1")
+		must(t, err)
+		assertEqual(t, *got, queue.Surface{EntryID: "e1", QueueID: q.ID, Want: 2})
+		full := queue.Surface{EntryID: "e1", QueueID: q.ID, Want: 99, Done: 2,
+			CommentID: 1 << 40, CommentHash: "c0ffee", CheckRunID: 1<<40 + 1, CheckRunSHA: "abc",
+			CheckRunHash: "beef", CheckRunOpen: true, StateLabel: "mq:testing", CommentCreating: true,
+			CheckRunCreating: true, Attempts: 3, NextAttemptAt: at(time.Second), LastError: "boom"}
+		must(t, s.SaveSurface(ctx, full))
+		got, err = s.GetSurface(ctx, "e1")
+		must(t, err)
+		want := full
+		want.Want = 2 // only TouchSurface moves Want
+		assertEqual(t, *got, want)
+		if err := s.SaveSurface(ctx, queue.Surface{EntryID: "nope"}); !errors.Is(err, queue.ErrNotFound) {
+			t.Errorf("SaveSurface of an unknown entry: %v, want ErrNotFound", err)
+		}
+	}},
+	{"surface/due while Want > Done and the backoff is over", func(t *testing.T, s queue.Store) {
+		q := mustQueue(t, s, "main")
+		for i, id := range []string{"a", "b", "c", "d"} {
+			must(t, s.SaveEntry(ctx, pendingEntry(id, q.ID, i+1)))
+			must(t, s.TouchSurface(ctx, q.ID, id))
+		}
+		b, _ := s.GetSurface(ctx, "b")
+		b.Done = b.Want // caught up
+		must(t, s.SaveSurface(ctx, *b))
+		c, _ := s.GetSurface(ctx, "c")
+		c.NextAttemptAt = at(time.Minute) // backing off
+		must(t, s.SaveSurface(ctx, *c))
+		d, _ := s.GetSurface(ctx, "d")
+		d.NextAttemptAt = at(-time.Minute) // backed off, due again
+		must(t, s.SaveSurface(ctx, *d))
+		due, err := s.DueSurfaces(ctx, t0, 10)
+		must(t, err)
+		assertEqual(t, surfaceIDs(due), []string{"a", "d"})
+		due, err = s.DueSurfaces(ctx, at(time.Hour), 10)
+		must(t, err)
+		assertEqual(t, surfaceIDs(due), []string{"a", "d", "c"})
+		due, err = s.DueSurfaces(ctx, at(time.Hour), 1)
+		must(t, err)
+		assertEqual(t, len(due), 1)
+		must(t, s.TouchSurface(ctx, q.ID, "b")) // a new change: due again
+		due, err = s.DueSurfaces(ctx, t0, 10)
+		must(t, err)
+		assertEqual(t, surfaceIDs(due), []string{"a", "b", "d"})
+	}},
+	{"surface/touch in a failed transaction is undone", func(t *testing.T, s queue.Store) {
+		q := mustQueue(t, s, "main")
+		must(t, s.SaveEntry(ctx, pendingEntry("e1", q.ID, 1)))
+		boom := errors.New("boom")
+		err := s.WithTx(ctx, func(tx queue.Store) error {
+			must(t, tx.TouchSurface(ctx, q.ID, "e1"))
+			_, err := tx.AddNotice(ctx, &queue.Notice{Key: "k", Repo: testRepo, PRNumber: 1, Kind: queue.NoticeComment})
+			must(t, err)
+			must(t, tx.RecordRef(ctx, queue.Ref{Repo: testRepo, Name: "mq-temp/x", QueueID: q.ID}))
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("WithTx = %v", err)
+		}
+		if _, err := s.GetSurface(ctx, "e1"); !errors.Is(err, queue.ErrNotFound) {
+			t.Errorf("surface after rollback: %v", err)
+		}
+		ns, err := s.DueNotices(ctx, at(time.Hour), 10)
+		must(t, err)
+		refs, err := s.ListRefs(ctx, testRepo)
+		must(t, err)
+		if len(ns) != 0 || len(refs) != 0 {
+			t.Errorf("after rollback: %d notices, %d refs", len(ns), len(refs))
+		}
+	}},
+	{"notice/added once per key, due until done", func(t *testing.T, s queue.Store) {
+		n := &queue.Notice{Key: "reply:1", Repo: testRepo, PRNumber: 7, Kind: queue.NoticeReaction, Body: "+1",
+			CommentID: 1 << 40, CreatedAt: t0}
+		added, err := s.AddNotice(ctx, n)
+		must(t, err)
+		if !added || n.ID == 0 {
+			t.Fatalf("AddNotice = %v, id %d", added, n.ID)
+		}
+		again := &queue.Notice{Key: "reply:1", Repo: otherRepo, PRNumber: 8, Kind: queue.NoticeComment, Body: "other"}
+		added, err = s.AddNotice(ctx, again)
+		must(t, err)
+		if added {
+			t.Fatal("second AddNotice with the same key was added")
+		}
+		second := &queue.Notice{Key: "reply:2", Repo: testRepo, PRNumber: 7, Kind: queue.NoticeComment, Body: "hi", CreatedAt: t0}
+		_, err = s.AddNotice(ctx, second)
+		must(t, err)
+		due, err := s.DueNotices(ctx, t0, 10)
+		must(t, err)
+		assertEqual(t, due, []queue.Notice{*n, *second})
+
+		n.Attempted, n.Attempts, n.NextAttemptAt, n.LastError = true, 2, at(time.Minute), "502"
+		must(t, s.SaveNotice(ctx, *n))
+		due, err = s.DueNotices(ctx, t0, 10)
+		must(t, err)
+		assertEqual(t, due, []queue.Notice{*second})
+		due, err = s.DueNotices(ctx, at(time.Hour), 1)
+		must(t, err)
+		assertEqual(t, due, []queue.Notice{*n})
+
+		n.DoneAt = at(2 * time.Minute)
+		must(t, s.SaveNotice(ctx, *n))
+		due, err = s.DueNotices(ctx, at(time.Hour), 10)
+		must(t, err)
+		assertEqual(t, due, []queue.Notice{*second})
+		if err := s.SaveNotice(ctx, queue.Notice{ID: 12345}); !errors.Is(err, queue.ErrNotFound) {
+			t.Errorf("SaveNotice of an unknown notice: %v, want ErrNotFound", err)
+		}
+	}},
+	{"ref/record, list by repository in any case, forget", func(t *testing.T, s queue.Store) {
+		q := mustQueue(t, s, "main")
+		other := mustQueueIn(t, s, otherRepo, "main")
+		a := queue.Ref{Repo: testRepo, Name: "mq-temp/a", QueueID: q.ID, RunID: "r1", CreatedAt: t0}
+		b := queue.Ref{Repo: testRepo, Name: "mq-merge/pr-1/r1", QueueID: q.ID, RunID: "r1", CreatedAt: at(time.Second)}
+		c := queue.Ref{Repo: otherRepo, Name: "mq-temp/c", QueueID: other.ID, CreatedAt: t0}
+		for _, r := range []queue.Ref{a, b, c, a} {
+			must(t, s.RecordRef(ctx, r))
+		}
+		upper := queue.Repo{Host: "GitHub.com", Owner: "ACME", Name: "Widgets"}
+		got, err := s.ListRefs(ctx, upper)
+		must(t, err)
+		assertEqual(t, got, []queue.Ref{b, a})
+		must(t, s.ForgetRef(ctx, upper, "mq-temp/a"))
+		must(t, s.ForgetRef(ctx, testRepo, "mq-temp/never"))
+		got, err = s.ListRefs(ctx, testRepo)
+		must(t, err)
+		assertEqual(t, got, []queue.Ref{b})
+		must(t, s.DeleteQueue(ctx, q.ID))
+		got, err = s.ListRefs(ctx, testRepo)
+		must(t, err)
+		assertEqual(t, len(got), 0)
+		got, err = s.ListRefs(ctx, otherRepo)
+		must(t, err)
+		assertEqual(t, got, []queue.Ref{c})
+	}},
+}
+
+func surfaceIDs(ss []queue.Surface) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = s.EntryID
+	}
+	return out
+}

@@ -1,0 +1,43 @@
+package queue
+
+import (
+	"context"
+	"time"
+)
+
+// SurfaceStore is the part of the Store that drives GitHub's side of the
+// queue from durable state: entry surfaces, notices and the refs the queue
+// creates. Writes made inside WithTx commit with the state change that
+// caused them.
+type SurfaceStore interface {
+	// TouchSurface bumps the Want of an entry's surface (creating it), so
+	// the reconciler brings GitHub up to the entry's current state.
+	TouchSurface(ctx context.Context, queueID int64, entryID string) error
+	// GetSurface returns an entry's surface (ErrNotFound if never touched).
+	GetSurface(ctx context.Context, entryID string) (*Surface, error)
+	// DueSurfaces returns up to limit surfaces with Want > Done whose
+	// NextAttemptAt is at or before now, least recently attempted first.
+	DueSurfaces(ctx context.Context, now time.Time, limit int) ([]Surface, error)
+	// SaveSurface stores everything of s but Want (which only
+	// TouchSurface changes); ErrNotFound if the surface does not exist.
+	SaveSurface(ctx context.Context, s Surface) error
+
+	// AddNotice stores n and sets n.ID, unless a notice with n.Key exists:
+	// then it changes nothing and reports false.
+	AddNotice(ctx context.Context, n *Notice) (bool, error)
+	// DueNotices returns up to limit notices not done whose NextAttemptAt
+	// is at or before now, oldest first.
+	DueNotices(ctx context.Context, now time.Time, limit int) ([]Notice, error)
+	// SaveNotice stores the delivery bookkeeping of n (Attempted,
+	// Attempts, NextAttemptAt, LastError, DoneAt); ErrNotFound if absent.
+	SaveNotice(ctx context.Context, n Notice) error
+
+	// RecordRef records a branch before it is created (recording it again
+	// is not an error).
+	RecordRef(ctx context.Context, r Ref) error
+	// ListRefs returns the recorded branches of a repository, every queue's.
+	ListRefs(ctx context.Context, repo Repo) ([]Ref, error)
+	// ForgetRef removes a branch's record (once it is gone from GitHub);
+	// forgetting an unknown one is not an error.
+	ForgetRef(ctx context.Context, repo Repo, name string) error
+}

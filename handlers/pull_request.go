@@ -79,6 +79,9 @@ func (h *PullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 		return nil
 	}
 	sender := ev.Sender.Login
+	if sender == "" {
+		return Permanent(fmt.Errorf("pull_request %s payload has no sender", action))
+	}
 	if h.cfg.isBot(sender) {
 		zerolog.Ctx(ctx).Debug().Msg("ignoring the bot's own label change")
 		return nil

@@ -15,6 +15,10 @@ type Transition struct {
 	// Quiet keeps a change of detail only (same state) off the PR's
 	// comment and check run: it shows in the API and on the dashboard.
 	Quiet bool
+	// BlockedBy makes the entry wait for that entry ahead (a conflict,
+	// SPEC §5.9); ClearConflict drops its settled Conflict.
+	BlockedBy     string
+	ClearConflict bool
 }
 
 // FinishRun records a test run's result, decided from its checks or its
@@ -40,9 +44,34 @@ type StartRun struct {
 	BaseSHA string   // target head the run is predicted on
 	From    string   // commit to build from
 	Merge   []string // entry IDs whose heads are merged onto From, in order
-	// Bisection runs test part of a failed batch (Parent).
+	// Bisection runs test part of a failed batch (Parent). A run must pass
+	// the snapshot's Required checks; a bisection run its parent's.
 	Bisection bool
 	Parent    string
+}
+
+// RefreshPR reads an entry's PR from GitHub before a final decision about
+// it (Entry.PRCheckedAt), so a PR merged, closed or pushed whose webhook is
+// late ends for that reason instead.
+type RefreshPR struct {
+	EntryID string
+}
+
+// ProbeConflict finds out what an entry's PR conflicts with after its test
+// branch did not build (SPEC §5.9): the target head Base alone, then each
+// entry of Before on its own, nearest first, until one conflicts.
+type ProbeConflict struct {
+	EntryID string
+	Base    string
+	Before  []string
+}
+
+// CheckDirect checks whether an entry may merge without a test run
+// (directMergeMode always, SPEC §5.8): whether its head contains the target
+// head Before, and the checks on its head.
+type CheckDirect struct {
+	EntryID string
+	Before  string
 }
 
 // ApplyMode ends switching_modes: the pending mode applies and the queue
@@ -66,10 +95,13 @@ type ResolveMerge struct {
 	Before  string
 }
 
-func (Transition) isAction()   {}
-func (FinishRun) isAction()    {}
-func (CloseRun) isAction()     {}
-func (StartRun) isAction()     {}
-func (Merge) isAction()        {}
-func (ResolveMerge) isAction() {}
-func (ApplyMode) isAction()    {}
+func (Transition) isAction()    {}
+func (FinishRun) isAction()     {}
+func (CloseRun) isAction()      {}
+func (StartRun) isAction()      {}
+func (Merge) isAction()         {}
+func (ResolveMerge) isAction()  {}
+func (ApplyMode) isAction()     {}
+func (RefreshPR) isAction()     {}
+func (ProbeConflict) isAction() {}
+func (CheckDirect) isAction()   {}

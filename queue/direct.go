@@ -2,10 +2,7 @@ package queue
 
 import (
 	"context"
-	"errors"
 	"fmt"
-
-	"github.com/rs/zerolog"
 )
 
 // AncestryChecker is the optional part of the GitHub port that tells
@@ -15,85 +12,54 @@ type AncestryChecker interface {
 	Contains(ctx context.Context, repo Repo, ancestor, head string) (bool, error)
 }
 
-// DirectMerge merges an up-to-date entry whose own checks passed without a
-// test run (directMergeMode always, SPEC §5.8), once the Service confirms it
-// is eligible.
-type DirectMerge struct {
-	EntryID string
-	Before  string
-}
-
-func (DirectMerge) isAction() {}
-
-// direct proposes a direct merge for the head of the chain when the mode
-// allows it and it was not found ineligible on the current target head.
-func (p *planner) direct() Action {
-	q, s := p.q, p.s
-	if q.Settings.DirectMergeMode != DirectMergeAlways || !q.StartsRuns() || !q.Merges() || s.TargetHead == "" {
-		return nil
-	}
-	_, chain, _ := p.layout()
-	if len(chain) == 0 {
-		return nil
-	}
-	e := chain[0]
-	if e.State != StatePending || e.RunID != "" || s.DirectChecked[e.ID] == s.TargetHead {
-		return nil
-	}
-	return DirectMerge{EntryID: e.ID, Before: s.TargetHead}
-}
-
-// directMerge checks eligibility (the PR head contains the target head and
-// its required checks passed on that head) and merges, or records that the
-// entry must go through a test run on this target head.
-func (s *Service) directMerge(ctx context.Context, snap *Snapshot, d DirectMerge, head *string) error {
+// checkDirect finds out (no lock held) whether an entry's head contains the
+// target head and what checks passed on its head, and records both: the
+// checks as facts like any others, the ancestry on the entry with the
+// target head it was checked on. The engine decides from them.
+func (s *Service) checkDirect(fx *effects, snap *Snapshot, a CheckDirect) {
 	q := snap.Queue
-	e := snap.entry(d.EntryID)
+	e := snap.entry(a.EntryID)
 	if e == nil {
-		return fmt.Errorf("entry %s is not active", d.EntryID)
+		return
 	}
-	ok, why, err := s.directEligible(ctx, q, e, d.Before)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		zerolog.Ctx(ctx).Debug().Int("pr", e.PRNumber).Str("why", why).Msg("not eligible for a direct merge")
-		s.mu.Lock()
-		s.directChecked[e.ID] = d.Before
-		s.mu.Unlock()
-		return nil
-	}
-	return s.merge(ctx, snap, Merge{EntryID: e.ID, Before: d.Before}, head)
-}
-
-func (s *Service) directEligible(ctx context.Context, q *Queue, e *Entry, target string) (bool, string, error) {
-	checker, ok := s.gh.(AncestryChecker)
-	if !ok {
-		return false, "the GitHub port cannot compare commits", nil
-	}
-	contains, err := checker.Contains(ctx, q.Key.Repo, target, e.PRSHA)
-	if err != nil {
-		return false, "", fmt.Errorf("failed to compare #%d with %s: %w", e.PRNumber, q.Key.Branch, err)
-	}
-	if !contains {
-		return false, "the head does not contain the target branch", nil
-	}
-	required, any, err := s.requiredChecks(ctx, q)
-	if err != nil {
-		return false, "", err
-	}
-	if !any {
-		return false, "nothing is required", nil
-	}
-	checks, err := s.gh.Checks(ctx, q.Key.Repo, e.PRSHA)
-	if err != nil {
-		if errors.Is(err, ErrTransient) {
-			return false, "", fmt.Errorf("failed to read the checks of #%d: %w", e.PRNumber, err)
+	repo := q.Key.Repo
+	var contains bool
+	var checkErr error
+	fx.later(func(ctx context.Context) {
+		checker, ok := s.gh.(AncestryChecker)
+		if !ok {
+			return // the port cannot compare commits: never direct
 		}
-		return false, "", err
-	}
-	if status, detail := EvaluateChecks(required, checks); status != RunSucceeded {
-		return false, detail, nil
-	}
-	return true, "", nil
+		if contains, checkErr = checker.Contains(ctx, repo, a.Before, e.PRSHA); checkErr != nil || !contains {
+			return
+		}
+		checks, err := s.gh.Checks(ctx, repo, e.PRSHA)
+		if err != nil {
+			checkErr = fmt.Errorf("failed to read the checks of #%d: %w", e.PRNumber, err)
+			return
+		}
+		for _, c := range checks {
+			if err := s.store.RecordCheck(ctx, repo, c); err != nil {
+				checkErr = fmt.Errorf("failed to record check %s on #%d: %w", c.Name, e.PRNumber, err)
+				return
+			}
+		}
+	})
+	fx.then(func(ctx context.Context) error {
+		if checkErr != nil {
+			return fmt.Errorf("failed to check #%d for a direct merge: %w", e.PRNumber, checkErr)
+		}
+		cur, err := s.store.GetEntryByID(ctx, e.ID)
+		if err != nil {
+			return fmt.Errorf("failed to load entry %s: %w", e.ID, err)
+		}
+		if !cur.Active() {
+			return nil
+		}
+		cur.DirectBase, cur.DirectContains = a.Before, contains
+		if err := s.store.SaveEntry(ctx, cur); err != nil {
+			return fmt.Errorf("failed to record the direct-merge check of #%d: %w", e.PRNumber, err)
+		}
+		return nil
+	})
 }

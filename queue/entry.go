@@ -135,6 +135,43 @@ type Entry struct {
 	NextAttemptAt time.Time
 	// Restarts counts how often the entry's tests were restarted.
 	Restarts int
+
+	// PRCheckedAt is when the queue last read the PR from GitHub itself
+	// (webhook facts do not count): a final decision waits for a fresh
+	// read, so a PR merged, closed or pushed whose webhook is late ends for
+	// that reason instead.
+	PRCheckedAt time.Time
+	// DirectBase is the target head the entry was last checked for a
+	// direct merge on ("" never), and DirectContains whether its head
+	// contained it then (directMergeMode always, SPEC §5.8).
+	DirectBase     string
+	DirectContains bool
+	// Conflict records that building the entry's test branch conflicted,
+	// and once probed with what (SPEC §5.9); nil when none is pending.
+	Conflict *Conflict
+	// CancelReason and CancelDetail hold a cancellation asked for while a
+	// merge of the entry was in flight: it applies once the merge is
+	// settled (and not at all if the PR merged).
+	CancelReason Reason
+	CancelDetail string
+}
+
+// Conflict is a failed build of an entry's test branch: its PR did not
+// merge cleanly onto Base plus the entries of Before. Probing then tells
+// whether it conflicts with the target branch alone or, on its own, with
+// one of Before (SPEC §5.9).
+type Conflict struct {
+	// Base is the target head the build started from; Before the entries
+	// merged ahead of the PR in that build, in order; At when it failed.
+	Base   string
+	Before []string
+	At     time.Time
+	// Probed is set once the probe ran; Alone says the PR conflicts with
+	// the target branch alone; With is the nearest entry of Before it
+	// conflicts with on its own ("" if none was found).
+	Probed bool
+	Alone  bool
+	With   string
 }
 
 // Active reports whether the entry is still in the queue.

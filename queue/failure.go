@@ -114,7 +114,7 @@ func (p *planner) culprit(ahead []*Entry, u unit) Action {
 	if len(u.entries) > 1 {
 		return p.startBisection(ahead, u.entries[:p.bisectionChunk(len(u.entries))], r)
 	}
-	return Transition{EntryID: first.ID, To: StateFailed, Reason: r.FailureReason, Detail: r.FailureDetail, ClearRun: true}
+	return p.fail(first, r.FailureReason, r.FailureDetail, r.FinishedAt)
 }
 
 // successorsCanStart reports whether some admitted entry whose tests would

@@ -10,9 +10,27 @@ import (
 	"github.com/mergequeue/mq/queue/crashpoint"
 )
 
-// merge merges the head of the chain into the target branch with the tested
-// head SHA, records the merge, and verifies the landed tree.
-func (s *Service) merge(ctx context.Context, snap *Snapshot, m Merge, head *string) error {
+// mergeOutcome is what happened on GitHub when the queue went to merge.
+type mergeOutcome struct {
+	readErr error        // the fresh reads failed: nothing was attempted
+	head    string       // the target head moved to this: nothing was attempted
+	pr      *PullRequest // the PR moved on (merged, closed, pushed): nothing was attempted
+	sha     string       // the merge commit, when the merge went through
+	err     error        // the merge call's error
+	// mismatch describes a landed tree that differs from the tested one
+	// ("" when verified, or not due yet); verifyErr says why it could not
+	// be checked.
+	mismatch  string
+	verifyErr error
+}
+
+// merge merges an entry whose run passed (or, with no run, a direct merge)
+// into the target branch with the tested head SHA. The intent is recorded
+// under the lock; then, without it, the target head and the PR are read
+// fresh (a branch that moved, or a PR merged by hand whose webhook has not
+// arrived, stops the merge), GitHub merges, and the landed tree is
+// verified; then the outcome is recorded.
+func (s *Service) merge(ctx context.Context, fx *effects, snap *Snapshot, m Merge, head *string) error {
 	q := snap.Queue
 	e, r := snap.entry(m.EntryID), snap.run(m.RunID)
 	if e != nil && m.RunID == "" {
@@ -22,60 +40,103 @@ func (s *Service) merge(ctx context.Context, snap *Snapshot, m Merge, head *stri
 	if e == nil || r == nil {
 		return fmt.Errorf("merge of entry %s / run %s: not active", m.EntryID, m.RunID)
 	}
-	// A fresh read right before merging: if the branch moved, re-plan.
-	fresh, err := s.gh.BranchHead(ctx, q.Key.Repo, q.Key.Branch)
-	if err != nil {
-		return fmt.Errorf("failed to read head of %s before merging: %w", q.Key.Branch, err)
-	}
-	if fresh != m.Before {
-		*head = fresh
-		return nil
-	}
-	// And a fresh read of the PR: one merged by hand whose webhook has not
-	// arrived must end merged_manually, not be merged (or claimed) again.
-	pr, err := s.gh.GetPullRequest(ctx, q.Key.Repo, e.PRNumber)
-	if err != nil {
-		return fmt.Errorf("failed to read #%d before merging: %w", e.PRNumber, err)
-	}
-	if pr.Merged || !pr.Open || pr.HeadSHA != e.PRSHA {
-		return s.storeFacts(ctx, e.ID, pr.PRFacts)
-	}
 	e.MergeIntent, e.MergeBase = true, m.Before
 	if err := s.store.SaveEntry(ctx, e); err != nil {
 		return fmt.Errorf("failed to record merge intent: %w", err)
 	}
-	sha, mergeErr := s.gh.MergePullRequest(ctx, q.Key.Repo, e.PRNumber, MergeRequest{
+	var o mergeOutcome
+	fx.later(func(ctx context.Context) { o = s.tryMerge(ctx, q, e, r, m.Before) })
+	fx.then(func(ctx context.Context) error { return s.settleMerge(ctx, fx, q.ID, e.ID, r, m.Before, o, head) })
+	return nil
+}
+
+// tryMerge reads fresh, merges and verifies; it holds no lock.
+func (s *Service) tryMerge(ctx context.Context, q *Queue, e *Entry, r *TestRun, before string) (o mergeOutcome) {
+	repo := q.Key.Repo
+	fresh, err := s.gh.BranchHead(ctx, repo, q.Key.Branch)
+	if err != nil {
+		o.readErr = fmt.Errorf("failed to read head of %s before merging: %w", q.Key.Branch, err)
+		return o
+	}
+	if fresh != before {
+		o.head = fresh
+		return o
+	}
+	pr, err := s.gh.GetPullRequest(ctx, repo, e.PRNumber)
+	if err != nil {
+		o.readErr = fmt.Errorf("failed to read #%d before merging: %w", e.PRNumber, err)
+		return o
+	}
+	if pr.Merged || !pr.Open || pr.HeadSHA != e.PRSHA {
+		o.pr = pr
+		return o
+	}
+	o.sha, o.err = s.gh.MergePullRequest(ctx, repo, e.PRNumber, MergeRequest{
 		SHA: e.PRSHA, Method: q.Settings.MergeMethod, Title: mergeTitle(e.PR.Body)})
+	if o.err == nil {
+		crashpoint.Hit("merge-applied")
+		o.mismatch, o.verifyErr = s.verifyLanding(ctx, q, e, r, before, o.sha)
+	}
+	return o
+}
+
+// settleMerge records a merge's outcome; the caller holds the lock.
+func (s *Service) settleMerge(ctx context.Context, fx *effects, queueID int64, entryID string, r *TestRun, before string, o mergeOutcome, head *string) error {
+	q, err := s.store.GetQueueByID(ctx, queueID)
+	if err != nil {
+		return fmt.Errorf("failed to load queue: %w", err)
+	}
+	e, err := s.store.GetEntryByID(ctx, entryID)
+	if err != nil {
+		return fmt.Errorf("failed to load entry %s: %w", entryID, err)
+	}
+	clearIntent := func() error {
+		e.MergeIntent = false
+		if err := s.store.SaveEntry(ctx, e); err != nil {
+			return fmt.Errorf("failed to clear the merge intent of #%d: %w", e.PRNumber, err)
+		}
+		return nil
+	}
 	var rejected *RejectedError
 	switch {
-	case mergeErr == nil:
-		crashpoint.Hit("merge-applied")
-		return s.recordMerge(ctx, q, e, r, m.Before, sha, head)
-	case errors.Is(mergeErr, ErrHeadMoved):
-		return s.transition(ctx, q, Transition{EntryID: e.ID, To: StateCancelled, Reason: ReasonPRPushed,
+	case o.readErr != nil:
+		return errors.Join(o.readErr, clearIntent())
+	case o.head != "":
+		*head = o.head // the engine plans again on the new head
+		return clearIntent()
+	case o.pr != nil:
+		if err := clearIntent(); err != nil {
+			return err
+		}
+		return s.storeFacts(ctx, e.ID, o.pr.PRFacts, true)
+	case o.err == nil:
+		return s.recordMerge(ctx, fx, q, e, r, before, o, head)
+	case errors.Is(o.err, ErrHeadMoved):
+		return s.transition(ctx, fx, q, Transition{EntryID: e.ID, To: StateCancelled, Reason: ReasonPRPushed,
 			Detail: "the pull request's head moved before it could be merged; the tested head was not merged", ClearRun: true})
-	case errors.Is(mergeErr, ErrBaseModified):
-		return s.retryMerge(ctx, q, e, "GitHub said the base branch was modified")
-	case errors.As(mergeErr, &rejected):
-		return s.transition(ctx, q, Transition{EntryID: e.ID, To: StateFailed, Reason: ReasonGitHubAPIFailed,
+	case errors.Is(o.err, ErrBaseModified):
+		return s.retryMerge(ctx, fx, q, e, "GitHub said the base branch was modified")
+	case errors.As(o.err, &rejected):
+		return s.transition(ctx, fx, q, Transition{EntryID: e.ID, To: StateFailed, Reason: ReasonGitHubAPIFailed,
 			Detail: "GitHub refused the merge: " + rejected.Message, ClearRun: true})
 	default:
-		// Unknown outcome: the engine's ResolveMerge reads the PR back.
-		zerolog.Ctx(ctx).Warn().Err(mergeErr).Int("pr", e.PRNumber).Msg("merge outcome unknown; will read it back")
+		// Unknown outcome: the intent stays, and the engine's ResolveMerge
+		// reads the PR back.
+		zerolog.Ctx(ctx).Warn().Err(o.err).Int("pr", e.PRNumber).Msg("merge outcome unknown; will read it back")
 		return nil
 	}
 }
 
 // retryMerge clears the intent and schedules another attempt with backoff,
 // failing the entry after MaxMergeAttempts.
-func (s *Service) retryMerge(ctx context.Context, q *Queue, e *Entry, why string) error {
+func (s *Service) retryMerge(ctx context.Context, fx *effects, q *Queue, e *Entry, why string) error {
 	e.MergeIntent = false
 	e.MergeAttempts++
 	if e.MergeAttempts >= MaxMergeAttempts {
 		if err := s.store.SaveEntry(ctx, e); err != nil {
 			return fmt.Errorf("failed to save merge attempt: %w", err)
 		}
-		return s.transition(ctx, q, Transition{EntryID: e.ID, To: StateFailed, Reason: ReasonGitHubAPIFailed,
+		return s.transition(ctx, fx, q, Transition{EntryID: e.ID, To: StateFailed, Reason: ReasonGitHubAPIFailed,
 			Detail: fmt.Sprintf("merge failed %d times: %s", e.MergeAttempts, why), ClearRun: true})
 	}
 	e.NextAttemptAt = s.now().Add(backoff(e.MergeAttempts))
@@ -85,28 +146,55 @@ func (s *Service) retryMerge(ctx context.Context, q *Queue, e *Entry, why string
 	return nil
 }
 
-// resolveMerge settles a merge whose outcome was not recorded.
-func (s *Service) resolveMerge(ctx context.Context, snap *Snapshot, m ResolveMerge, head *string) error {
+// resolveMerge settles a merge whose outcome was not recorded (a crash, an
+// ambiguous answer): the PR is read back without the lock; merged, the
+// merge is recorded (and verified), else another attempt is scheduled.
+func (s *Service) resolveMerge(fx *effects, snap *Snapshot, m ResolveMerge, head *string) {
 	q := snap.Queue
-	e := snap.entry(m.EntryID)
-	pr, err := s.gh.GetPullRequest(ctx, q.Key.Repo, e.PRNumber)
-	if err != nil {
-		return fmt.Errorf("failed to read back #%d after a merge attempt: %w", e.PRNumber, err)
+	e, r := snap.entry(m.EntryID), snap.run(m.RunID)
+	if e == nil {
+		return
 	}
-	if pr.Merged {
-		e.PR = mergeFacts(e.PR, pr.PRFacts)
-		return s.recordMerge(ctx, q, e, snap.run(m.RunID), m.Before, pr.MergeCommitSHA, head)
-	}
-	return s.retryMerge(ctx, q, e, "the merge did not complete")
+	var o mergeOutcome
+	merged := false
+	fx.later(func(ctx context.Context) {
+		pr, err := s.gh.GetPullRequest(ctx, q.Key.Repo, e.PRNumber)
+		if err != nil {
+			o.readErr = fmt.Errorf("failed to read back #%d after a merge attempt: %w", e.PRNumber, err)
+			return
+		}
+		if merged = pr.Merged; merged {
+			o.sha, o.pr = pr.MergeCommitSHA, pr
+			o.mismatch, o.verifyErr = s.verifyLanding(ctx, q, e, r, m.Before, o.sha)
+		}
+	})
+	fx.then(func(ctx context.Context) error {
+		if o.readErr != nil {
+			return o.readErr
+		}
+		cur, err := s.store.GetEntryByID(ctx, e.ID)
+		if err != nil {
+			return fmt.Errorf("failed to load entry %s: %w", e.ID, err)
+		}
+		if !cur.MergeIntent {
+			return nil
+		}
+		if merged {
+			cur.PR = mergeFacts(cur.PR, o.pr.PRFacts)
+			return s.recordMerge(ctx, fx, q, cur, r, m.Before, o, head)
+		}
+		return s.retryMerge(ctx, fx, q, cur, "the merge did not complete")
+	})
 }
 
-// recordMerge stores a queue merge, ends the entry, and checks that the
-// target tree equals the tested tree; a mismatch pauses the queue.
-func (s *Service) recordMerge(ctx context.Context, q *Queue, e *Entry, r *TestRun, before, after string, head *string) error {
+// recordMerge stores a queue merge and ends the entry; a landed tree that
+// differs from the tested one pauses the queue (SPEC §5.10).
+func (s *Service) recordMerge(ctx context.Context, fx *effects, q *Queue, e *Entry, r *TestRun, before string, o mergeOutcome, head *string) error {
 	runID := ""
 	if r != nil {
 		runID = r.ID
 	}
+	after := o.sha
 	err := s.store.WithTx(ctx, func(tx Store) error {
 		if err := tx.AddMerge(ctx, MergeRecord{QueueID: q.ID, EntryID: e.ID, PRNumber: e.PRNumber, RunID: runID,
 			Before: before, After: after, At: s.now()}); err != nil {
@@ -120,46 +208,65 @@ func (s *Service) recordMerge(ctx context.Context, q *Queue, e *Entry, r *TestRu
 	}
 	*head = after
 	zerolog.Ctx(ctx).Info().Int("pr", e.PRNumber).Str("before", before).Str("after", after).Msg("merged")
-	// The landed tree must equal the tested tree once every entry the run
-	// tested has landed (a batch merges PR by PR; a vouched entry's own run
-	// failed and the run that vouched for it is checked when it lands). In
-	// parallel mode each entry's own paths are checked as it lands.
-	var mismatch error
-	if r != nil && r.SHA != "" && r.Status == RunSucceeded {
-		k := -1
-		for i, id := range r.EntryIDs {
-			if id == e.ID {
-				k = i
-			}
-		}
-		if k >= 0 && (q.Settings.Mode == ModeParallel || k == len(r.EntryIDs)-1) {
-			mismatch = s.verifyTree(ctx, q, e, r, k, before, after)
-		}
-	}
 	detail := fmt.Sprintf("merged into %s as %s", q.Key.Branch, short(after))
-	if err := s.transition(ctx, q, Transition{EntryID: e.ID, To: StateMerged, Reason: ReasonMergedByQueue, Detail: detail, ClearRun: true}); err != nil {
+	if err := s.transition(ctx, fx, q, Transition{EntryID: e.ID, To: StateMerged, Reason: ReasonMergedByQueue, Detail: detail, ClearRun: true}); err != nil {
 		return err
 	}
-	return mismatch
+	if o.verifyErr != nil {
+		return o.verifyErr
+	}
+	if o.mismatch != "" {
+		return s.pauseOnMismatch(ctx, q, e, r, o.mismatch, after)
+	}
+	return nil
 }
 
-// verifyTree checks the landing (SPEC §5.10); a mismatch pauses the queue,
-// comments on the PR, logs an error and feeds the alert metric.
-func (s *Service) verifyTree(ctx context.Context, q *Queue, e *Entry, r *TestRun, k int, before, landed string) error {
-	mismatch, err := s.landedMismatch(ctx, q, r, k, before, landed)
-	if err != nil || mismatch == "" {
-		return err
+// verifyLanding checks what landed against what was tested (SPEC §5.10),
+// once every entry the run tested has landed (a batch merges PR by PR; a
+// vouched entry's own run failed and the run that vouched for it is checked
+// when it lands); in parallel mode each entry's own paths as it lands. It
+// reads GitHub and holds no lock.
+func (s *Service) verifyLanding(ctx context.Context, q *Queue, e *Entry, r *TestRun, before, landed string) (string, error) {
+	if r == nil || r.SHA == "" || r.Status != RunSucceeded {
+		return "", nil
 	}
+	k := -1
+	for i, id := range r.EntryIDs {
+		if id == e.ID {
+			k = i
+		}
+	}
+	if k < 0 || (q.Settings.Mode != ModeParallel && k != len(r.EntryIDs)-1) {
+		return "", nil
+	}
+	return s.landedMismatch(ctx, q, r, k, before, landed)
+}
+
+// pauseOnMismatch pauses the queue after a landing that differs from what
+// was tested, and tells: a comment on the PR (in the same transaction),
+// an error log, the alert metric.
+func (s *Service) pauseOnMismatch(ctx context.Context, q *Queue, e *Entry, r *TestRun, mismatch, landed string) error {
 	msg := fmt.Sprintf("after merging #%d, %s; the queue is paused until an admin checks %s", e.PRNumber, mismatch, q.Key.Branch)
 	zerolog.Ctx(ctx).Error().Int("pr", e.PRNumber).Str("landed", landed).Str("tested", r.SHA).Msg("landed tree differs from tested tree")
-	q.State, q.PausedReason = QueuePaused, msg
-	if err := s.store.UpdateQueue(ctx, q); err != nil {
+	cur, err := s.store.GetQueueByID(ctx, q.ID)
+	if err != nil {
+		return fmt.Errorf("failed to load queue: %w", err)
+	}
+	cur.State, cur.PausedReason = QueuePaused, msg
+	err = s.store.WithTx(ctx, func(tx Store) error {
+		if err := tx.UpdateQueue(ctx, cur); err != nil {
+			return err
+		}
+		_, err := tx.AddNotice(ctx, &Notice{Key: fmt.Sprintf("alert:%s:%s", e.ID, landed), Repo: q.Key.Repo,
+			PRNumber: e.PRNumber, Kind: NoticeComment, Body: "⚠️ Merge queue alert: " + msg, CreatedAt: s.now()})
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("failed to pause queue: %w", err)
 	}
+	s.rec.Wake()
 	if s.opts.OnTreeMismatch != nil {
 		s.opts.OnTreeMismatch(q.Key)
 	}
-	alert := Notice{Key: fmt.Sprintf("alert:%s:%s", e.ID, landed), Repo: q.Key.Repo, PRNumber: e.PRNumber,
-		Kind: NoticeComment, Body: "⚠️ Merge queue alert: " + msg}
-	return s.AddNotice(ctx, alert)
+	return nil
 }

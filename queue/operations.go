@@ -138,11 +138,32 @@ func (s *Service) cancel(ctx context.Context, q *Queue, prNumber int, reason Rea
 	if err != nil {
 		return nil, fmt.Errorf("failed to load entry for #%d: %w", prNumber, err)
 	}
-	if err := s.transition(ctx, q, Transition{EntryID: e.ID, To: StateCancelled, Reason: reason, Detail: detail, ClearRun: true}); err != nil {
+	if e.MergeIntent {
+		// A merge is in flight: it may land. The cancellation applies once
+		// it is settled, if the PR did not merge.
+		e.CancelReason, e.CancelDetail = reason, detail
+		if err := s.store.SaveEntry(ctx, e); err != nil {
+			return nil, fmt.Errorf("failed to record the cancellation of #%d: %w", prNumber, err)
+		}
+		s.opts.Wake(q.ID)
+		return e, nil
+	}
+	var fx effects
+	if err := s.transition(ctx, &fx, q, Transition{EntryID: e.ID, To: StateCancelled, Reason: reason, Detail: detail, ClearRun: true}); err != nil {
 		return nil, err
 	}
+	s.leaveToReconciler(&fx)
 	s.opts.Wake(q.ID)
 	return s.store.GetEntryByID(ctx, e.ID)
+}
+
+// leaveToReconciler drops the GitHub side of a change made for an API
+// request or a webhook (the branch of a run it closed): no GitHub write
+// happens there; the reconciler deletes branches no live run owns.
+func (s *Service) leaveToReconciler(fx *effects) {
+	if len(fx.io) > 0 || len(fx.commit) > 0 {
+		s.rec.Wake()
+	}
 }
 
 // CancelPR cancels a PR's active entries in every queue of the repository.
@@ -218,7 +239,7 @@ func (s *Service) OnPullRequest(ctx context.Context, repo Repo, pr PullRequest) 
 		pr.ReadAt = s.now()
 	}
 	for _, e := range active {
-		if err := s.applyFacts(ctx, e.QueueID, e.ID, pr.PRFacts); err != nil {
+		if err := s.applyFacts(ctx, e.QueueID, e.ID, pr.PRFacts, false); err != nil {
 			return err
 		}
 		s.opts.Wake(e.QueueID)
@@ -278,11 +299,16 @@ func (s *Service) Restart(ctx context.Context, key QueueKey, prNumber int) (*Ent
 	if e.State == StateNotReady {
 		return nil, Inputf("#%d is not admitted to the queue yet: %s", prNumber, e.StateReasonDetail)
 	}
+	if e.MergeIntent {
+		return nil, Inputf("#%d is being merged", prNumber)
+	}
 	if e.RunID != "" {
-		if err := s.transition(ctx, q, Transition{EntryID: e.ID, To: StatePending, Reason: ReasonRestartedByUser,
+		var fx effects
+		if err := s.transition(ctx, &fx, q, Transition{EntryID: e.ID, To: StatePending, Reason: ReasonRestartedByUser,
 			Detail: "tests restarted on request", ClearRun: true}); err != nil {
 			return nil, err
 		}
+		s.leaveToReconciler(&fx)
 	}
 	s.opts.Wake(q.ID)
 	return s.store.GetEntryByID(ctx, e.ID)

@@ -12,6 +12,10 @@ const (
 	NotReadyPoll = 5 * time.Second
 	// MaxMergeAttempts bounds retries of "base branch was modified".
 	MaxMergeAttempts = 6
+	// PRFreshness is how recent the queue's own read of a PR must be for a
+	// final decision (failing it) to stand on it, when the decision has no
+	// moment of its own to be read after.
+	PRFreshness = 5 * time.Second
 )
 
 // Next is the engine: from a snapshot and the current time it returns the
@@ -30,7 +34,7 @@ const (
 func Next(s *Snapshot, now time.Time) (Action, time.Time) {
 	s.idx = nil
 	p := &planner{s: s, q: s.Queue, now: now}
-	for _, step := range []func() Action{p.facts, p.runResults, p.admission, p.switchMode, p.preempt, p.keepUnits, p.merge, p.direct, p.start} {
+	for _, step := range []func() Action{p.facts, p.runResults, p.conflicts, p.admission, p.switchMode, p.preempt, p.keepUnits, p.merge, p.direct, p.start} {
 		if a := step(); a != nil {
 			return a, time.Time{}
 		}
@@ -236,10 +240,14 @@ func (p *planner) merge() Action {
 	return nil
 }
 
-// factAction ends or settles an entry from what GitHub says about its PR.
+// factAction ends or settles an entry from what GitHub says about its PR,
+// or from a cancellation asked for while its merge was in flight.
 func factAction(s *Snapshot, e *Entry) Action {
 	if e.MergeIntent {
 		return ResolveMerge{EntryID: e.ID, RunID: e.RunID, Before: e.MergeBase}
+	}
+	if e.CancelReason != "" {
+		return Transition{EntryID: e.ID, To: StateCancelled, Reason: e.CancelReason, Detail: e.CancelDetail, ClearRun: true}
 	}
 	pr := e.PR
 	switch {
@@ -260,6 +268,22 @@ func factAction(s *Snapshot, e *Entry) Action {
 			Detail: "the pull request was converted to a draft", ClearRun: true}
 	}
 	return nil
+}
+
+// fail fails an entry (a final decision) once the queue has read its PR
+// itself at or after `since`, the moment the failure was seen (zero: within
+// PRFreshness), and not before (a failed run or conflict invalidates the
+// last read: Entry.PRCheckedAt is zero); otherwise it asks for a read. A
+// PR merged, closed or pushed whose webhook is late then ends for that
+// reason instead.
+func (p *planner) fail(e *Entry, reason Reason, detail string, since time.Time) Action {
+	if since.IsZero() {
+		since = p.now.Add(-PRFreshness)
+	}
+	if e.PRCheckedAt.IsZero() || e.PRCheckedAt.Before(since) {
+		return RefreshPR{EntryID: e.ID}
+	}
+	return Transition{EntryID: e.ID, To: StateFailed, Reason: reason, Detail: detail, ClearRun: true}
 }
 
 // Ready reports whether a not_ready entry may be admitted (SPEC §3), and

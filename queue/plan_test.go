@@ -17,7 +17,8 @@ func newSnap(concurrency int) *builder {
 	st.Concurrency = concurrency
 	st.RequiredStatuses = []string{"ci"}
 	q := &Queue{ID: 1, Key: QueueKey{Repo: Repo{Host: "github.com", Owner: "o", Name: "r"}, Branch: "main"}, State: QueueRunning, Settings: st}
-	return &builder{s: &Snapshot{Queue: q, TargetHead: "H0", Checks: map[string][]CheckResult{}}}
+	return &builder{s: &Snapshot{Queue: q, TargetHead: "H0", Checks: map[string][]CheckResult{},
+		Required: &RequiredChecks{Names: []string{"ci"}}}}
 }
 
 func openFacts(n int) PRFacts {
@@ -27,7 +28,7 @@ func openFacts(n int) PRFacts {
 // entry adds an entry for PR n in state st with sequence n.
 func (b *builder) entry(n int, st EntryState) *Entry {
 	e := &Entry{ID: fmt.Sprintf("e%d", n), QueueID: 1, PRNumber: n, PRSHA: fmt.Sprintf("sha%d", n), PR: openFacts(n),
-		State: st, PriorityValue: DefaultPriority, Seq: int64(n), SubmittedAt: t0}
+		State: st, PriorityValue: DefaultPriority, Seq: int64(n), SubmittedAt: t0, PRCheckedAt: t0}
 	b.s.Entries = append(b.s.Entries, e)
 	return e
 }

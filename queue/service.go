@@ -35,7 +35,9 @@ type Options struct {
 
 // Service runs the merge queues: it answers the API and the webhook
 // handlers, and executes the engine's decisions through the ports. Every
-// change to a queue's entries and runs happens under that queue's lock.
+// change to a queue's entries and runs happens under that queue's lock;
+// no GitHub call is made while it is held. Every engine input is in the
+// store; the Service keeps only schedules and caches that are safe to lose.
 type Service struct {
 	store Store
 	gh    GitHub
@@ -43,14 +45,13 @@ type Service struct {
 
 	mu            sync.Mutex
 	locks         map[int64]*sync.Mutex
-	lastReconcile map[int64]time.Time
-	lastPolled    map[string]time.Time         // entry ID → last read of its PR
-	directChecked map[string]string            // entry ID → target head it was found ineligible on
-	protection    map[int64]protectionRead     // queue ID → required checks of its branch protection
-	targets       map[int64]map[int]*TargetSet // queue → PR → indexed targets (nil = none uploaded)
+	lastReconcile map[int64]time.Time // queue ID → last full re-read of GitHub (a schedule)
 
-	inflight *inflight
-	rec      *Reconciler
+	polls      *pollSchedule
+	protection *protectionCache
+	targets    *targetCache
+	inflight   *inflight
+	rec        *Reconciler
 }
 
 // NewService returns a Service over a store and a GitHub port.
@@ -69,8 +70,8 @@ func NewService(store Store, gh GitHub, opts Options) *Service {
 	}
 	fl := newInflight()
 	return &Service{store: store, gh: gh, opts: opts,
-		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{}, lastPolled: map[string]time.Time{}, directChecked: map[string]string{},
-		protection: map[int64]protectionRead{}, targets: map[int64]map[int]*TargetSet{},
+		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{},
+		polls: newPollSchedule(), protection: newProtectionCache(opts.ReconcileEvery), targets: newTargetCache(),
 		inflight: fl, rec: newReconciler(store, gh, func() time.Time { return opts.Now().UTC() }, opts.ReconcileEvery, fl)}
 }
 
@@ -125,8 +126,18 @@ func (s *Service) Sync(ctx context.Context, queueID int64) (time.Time, error) {
 	if err := s.refreshNotReady(ctx, q); err != nil {
 		log.Warn().Err(err).Msg("failed to refresh not-ready pull requests")
 	}
+	required, err := s.required(ctx, q)
+	if err != nil {
+		log.Warn().Err(err).Msg("failed to read the required checks; no test run starts until they are known")
+	}
+	// Branches of runs closed since (a cancellation over the API leaves
+	// its branch to be deleted here, not in the request) go before any new
+	// run is published, so the CI in flight stays within concurrency.
+	if err := s.rec.cleanRecorded(ctx, q.Key.Repo); err != nil {
+		log.Warn().Err(err).Msg("failed to delete the branches of closed runs; the reconciler will")
+	}
 	for step := 0; step < 10000; step++ {
-		wake, done, err := s.step(ctx, queueID, &head)
+		wake, done, err := s.step(ctx, queueID, &head, required)
 		if err != nil || done {
 			if err != nil {
 				wake = s.now().Add(5 * time.Second)
@@ -137,26 +148,29 @@ func (s *Service) Sync(ctx context.Context, queueID int64) (time.Time, error) {
 	return s.now(), fmt.Errorf("queue %s did not settle", q.Key)
 }
 
-// step plans and executes one action under the queue's lock.
-func (s *Service) step(ctx context.Context, queueID int64, head *string) (time.Time, bool, error) {
-	defer s.lock(queueID)()
-	snap, err := s.snapshot(ctx, queueID, *head)
-	if err != nil {
-		return time.Time{}, true, err
+// required resolves what a run must pass (SPEC §6): the queue's
+// requiredStatuses when set, else its branch's protection (read through
+// the protection cache, with no lock held); nil with an error when branch
+// protection could not be read.
+func (s *Service) required(ctx context.Context, q *Queue) (*RequiredChecks, error) {
+	if q.Settings.RequiredStatuses != nil {
+		return &RequiredChecks{Names: append([]string{}, q.Settings.RequiredStatuses...)}, nil
 	}
-	action, wake := Next(snap, s.now())
-	if action == nil {
-		return wake, true, nil
+	now := s.now()
+	names, ok := s.protection.get(q.ID, now)
+	if !ok {
+		var err error
+		if names, err = s.gh.RequiredChecks(ctx, q.Key.Repo, q.Key.Branch); err != nil {
+			return nil, fmt.Errorf("failed to read branch protection of %s: %w", q.Key.Branch, err)
+		}
+		s.protection.put(q.ID, names, now)
 	}
-	zerolog.Ctx(ctx).Debug().Str("action", fmt.Sprintf("%T", action)).Interface("detail", action).Msg("engine decided")
-	if err := s.execute(ctx, snap, action, head); err != nil {
-		return time.Time{}, true, fmt.Errorf("failed to execute %T: %w", action, err)
-	}
-	return time.Time{}, false, nil
+	return &RequiredChecks{Names: names, Unset: len(names) == 0}, nil
 }
 
-// snapshot loads what the engine needs for one queue.
-func (s *Service) snapshot(ctx context.Context, queueID int64, head string) (*Snapshot, error) {
+// snapshot loads what the engine needs for one queue; the caller holds
+// its lock.
+func (s *Service) snapshot(ctx context.Context, queueID int64, head string, required *RequiredChecks) (*Snapshot, error) {
 	q, err := s.store.GetQueueByID(ctx, queueID)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load queue: %w", err)
@@ -169,32 +183,41 @@ func (s *Service) snapshot(ctx context.Context, queueID int64, head string) (*Sn
 	if err != nil {
 		return nil, fmt.Errorf("failed to list runs: %w", err)
 	}
+	if q.Settings.RequiredStatuses != nil {
+		// An override set since the Sync began applies at once.
+		required = &RequiredChecks{Names: append([]string{}, q.Settings.RequiredStatuses...)}
+	}
 	checks := map[string][]CheckResult{}
-	for _, r := range runs {
-		if r.SHA == "" || r.Status != RunInProgress {
-			continue
+	load := func(sha string) error {
+		if _, done := checks[sha]; done || sha == "" {
+			return nil
 		}
-		cs, err := s.store.ListChecks(ctx, q.Key.Repo, r.SHA)
+		cs, err := s.store.ListChecks(ctx, q.Key.Repo, sha)
 		if err != nil {
-			return nil, fmt.Errorf("failed to list checks: %w", err)
+			return fmt.Errorf("failed to list checks: %w", err)
 		}
-		checks[r.SHA] = cs
+		checks[sha] = cs
+		return nil
+	}
+	for _, r := range runs {
+		if r.Status == RunInProgress {
+			if err := load(r.SHA); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, e := range entries {
+		if e.DirectContains && e.DirectBase == head {
+			if err := load(e.PRSHA); err != nil { // its own checks decide a direct merge
+				return nil, err
+			}
+		}
 	}
 	merges, err := s.store.ListMerges(ctx, queueID, 500)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list merges: %w", err)
 	}
-	snap := &Snapshot{Queue: q, TargetHead: head, Entries: entries, Runs: runs, Checks: checks, Merges: merges,
-		DirectChecked: map[string]string{}}
-	if q.Settings.DirectMergeMode == DirectMergeAlways {
-		s.mu.Lock()
-		for _, e := range entries {
-			if h, ok := s.directChecked[e.ID]; ok {
-				snap.DirectChecked[e.ID] = h
-			}
-		}
-		s.mu.Unlock()
-	}
+	snap := &Snapshot{Queue: q, TargetHead: head, Entries: entries, Runs: runs, Checks: checks, Merges: merges, Required: required}
 	if snap.parallel() {
 		if snap.Targets, err = s.loadTargets(ctx, q, entries, merges); err != nil {
 			return nil, err
@@ -203,48 +226,27 @@ func (s *Service) snapshot(ctx context.Context, queueID int64, head string) (*Sn
 	return snap, nil
 }
 
-// forgetTargets drops a PR's cached targets (they were uploaded again).
-func (s *Service) forgetTargets(queueID int64, pr int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.targets[queueID], pr)
-}
-
-// loadTargets reads (through a cache) the impacted targets of the active entries and of the
-// PRs in the merge log (parallel mode).
+// loadTargets reads (through the target cache) the impacted targets of the
+// active entries and of the PRs in the merge log (parallel mode).
 func (s *Service) loadTargets(ctx context.Context, q *Queue, entries []*Entry, merges []MergeRecord) (map[int]*TargetSet, error) {
 	out := map[int]*TargetSet{}
-	s.mu.Lock()
-	cache := s.targets[q.ID]
-	if cache == nil {
-		cache = map[int]*TargetSet{}
-		s.targets[q.ID] = cache
-	}
-	s.mu.Unlock()
 	load := func(pr int) error {
 		if _, done := out[pr]; done {
 			return nil
 		}
-		s.mu.Lock()
-		ts, cached := cache[pr]
-		s.mu.Unlock()
-		if cached {
+		if ts, cached := s.targets.lookup(q.ID, pr); cached {
 			out[pr] = ts
 			return nil
 		}
 		t, err := s.store.GetTargets(ctx, q.ID, pr)
 		switch {
 		case errors.Is(err, ErrNotFound):
-			ts = nil
+			out[pr] = nil
 		case err != nil:
 			return fmt.Errorf("failed to load impacted targets of #%d: %w", pr, err)
 		default:
-			ts = NewTargetSet(t)
+			out[pr] = NewTargetSet(t)
 		}
-		s.mu.Lock()
-		cache[pr] = ts
-		s.mu.Unlock()
-		out[pr] = ts
 		return nil
 	}
 	for _, e := range entries {
@@ -259,6 +261,7 @@ func (s *Service) loadTargets(ctx context.Context, q *Queue, entries []*Entry, m
 			return nil, err
 		}
 	}
+	s.targets.replace(q.ID, out)
 	return out, nil
 }
 
@@ -285,7 +288,7 @@ func (s *Service) reconcile(ctx context.Context, q *Queue) error {
 				return fmt.Errorf("failed to read #%d: %w", e.PRNumber, err)
 			}
 		}
-		if err := s.applyFacts(ctx, q.ID, e.ID, pr.PRFacts); err != nil {
+		if err := s.applyFacts(ctx, q.ID, e.ID, pr.PRFacts, true); err != nil {
 			return err
 		}
 	}
@@ -321,63 +324,49 @@ func (s *Service) refreshNotReady(ctx context.Context, q *Queue) error {
 		return fmt.Errorf("failed to list entries: %w", err)
 	}
 	for _, e := range entries {
-		if e.State != StateNotReady || !s.pollDue(e.ID) {
+		if e.State != StateNotReady || !s.polls.due(e.ID, s.now()) {
 			continue
 		}
 		pr, err := s.gh.GetPullRequest(ctx, q.Key.Repo, e.PRNumber)
 		if err != nil {
 			return fmt.Errorf("failed to read #%d: %w", e.PRNumber, err)
 		}
-		if err := s.applyFacts(ctx, q.ID, e.ID, pr.PRFacts); err != nil {
+		if err := s.applyFacts(ctx, q.ID, e.ID, pr.PRFacts, true); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// pollDue reports whether a not_ready entry's PR is due for a re-read, and
-// if so records the read.
-func (s *Service) pollDue(entryID string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.now()
-	if last, ok := s.lastPolled[entryID]; ok && now.Sub(last) < NotReadyPoll {
-		return false
-	}
-	s.lastPolled[entryID] = now
-	if len(s.lastPolled) > maxPolled {
-		// Entries still not_ready are read every NotReadyPoll; the others
-		// (admitted or ended) are forgotten.
-		for id, at := range s.lastPolled {
-			if now.Sub(at) > 10*NotReadyPoll {
-				delete(s.lastPolled, id)
-			}
-		}
-	}
-	return true
-}
-
-// maxPolled is the number of remembered not_ready reads above which the
-// stale ones are swept.
-const maxPolled = 1024
-
-// applyFacts stores newer facts about an entry's PR under the queue lock.
-func (s *Service) applyFacts(ctx context.Context, queueID int64, entryID string, f PRFacts) error {
+// applyFacts stores newer facts about an entry's PR under the queue lock;
+// checked says the queue read them from GitHub itself (not a webhook).
+func (s *Service) applyFacts(ctx context.Context, queueID int64, entryID string, f PRFacts, checked bool) error {
 	defer s.lock(queueID)()
-	return s.storeFacts(ctx, entryID, f)
+	return s.storeFacts(ctx, entryID, f, checked)
 }
 
-// storeFacts stores newer facts about an entry's PR; the caller holds the
-// queue lock.
-func (s *Service) storeFacts(ctx context.Context, entryID string, f PRFacts) error {
+// storeFacts stores newer facts about an entry's PR and, with checked, the
+// time of the queue's own read (Entry.PRCheckedAt) even when the facts are
+// not newer; the caller holds the queue lock. A zero PRFacts stores only
+// the read time (a PR GitHub no longer has: the engine's decision stands).
+func (s *Service) storeFacts(ctx context.Context, entryID string, f PRFacts, checked bool) error {
 	e, err := s.store.GetEntryByID(ctx, entryID)
 	if err != nil {
 		return fmt.Errorf("failed to load entry %s: %w", entryID, err)
 	}
-	if !e.Active() || (!f.ReadAt.IsZero() && f.ReadAt.Before(e.PR.ReadAt)) {
+	if !e.Active() {
 		return nil
 	}
-	e.PR = mergeFacts(e.PR, f)
+	newer := f != (PRFacts{}) && (f.ReadAt.IsZero() || !f.ReadAt.Before(e.PR.ReadAt))
+	if !newer && !checked {
+		return nil
+	}
+	if newer {
+		e.PR = mergeFacts(e.PR, f)
+	}
+	if checked {
+		e.PRCheckedAt = s.now()
+	}
 	if err := s.store.SaveEntry(ctx, e); err != nil {
 		return fmt.Errorf("failed to save facts of #%d: %w", e.PRNumber, err)
 	}

@@ -10,18 +10,18 @@ import (
 // entries do not grow without bound once entries are admitted or end.
 func TestPollDueForgetsStaleEntries(t *testing.T) {
 	now := t0
-	s := NewService(nil, nil, Options{Now: func() time.Time { return now }})
+	p := newPollSchedule()
 	for i := range maxPolled {
-		if !s.pollDue(fmt.Sprintf("old-%d", i)) {
+		if !p.due(fmt.Sprintf("old-%d", i), now) {
 			t.Fatalf("first read of old-%d not due", i)
 		}
 	}
-	if s.pollDue("old-1") {
+	if p.due("old-1", now) {
 		t.Error("a read within NotReadyPoll is due again")
 	}
 	now = now.Add(time.Hour)
-	s.pollDue("fresh")
-	if n := len(s.lastPolled); n != 1 {
+	p.due("fresh", now)
+	if n := len(p.last); n != 1 {
 		t.Errorf("%d read times remembered after the sweep, want 1", n)
 	}
 }

@@ -23,9 +23,9 @@ type Snapshot struct {
 	// Targets are the impacted targets by PR number (parallel mode): of
 	// active entries, for their submitted head, and of recently merged PRs.
 	Targets map[int]*TargetSet
-	// DirectChecked maps entries found ineligible for a direct merge to the
-	// target head they were checked on.
-	DirectChecked map[string]string
+	// Required are the checks a run must pass: the queue's requiredStatuses,
+	// else its branch's protection (nil while unknown: no run starts).
+	Required *RequiredChecks
 
 	// idx holds lookups built on first use; Next drops it on entry, so a
 	// snapshot changed between calls (as tests do) is indexed afresh.
@@ -397,4 +397,16 @@ func minTime(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// RequiredChecks are the check names a test run must pass (SPEC §6).
+type RequiredChecks struct {
+	// Names are the queue's requiredStatuses when set (empty: explicitly
+	// none, a run passes once built), else branch protection's.
+	Names []string
+	// Unset: the queue sets no requiredStatuses and branch protection
+	// requires nothing. No run starts: its entries fail
+	// no_required_statuses (a queue that checks nothing is chosen
+	// explicitly).
+	Unset bool
 }

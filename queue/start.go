@@ -13,6 +13,10 @@ func (p *planner) start() Action {
 	if !q.StartsRuns() || s.TargetHead == "" {
 		return nil
 	}
+	if s.Required == nil {
+		p.wakeAt(p.now.Add(NotReadyPoll)) // the required checks could not be read yet
+		return nil
+	}
 	inFlight := 0
 	for _, r := range s.Runs {
 		if !r.Bisection && (r.Status == RunInProgress || r.Status == RunBuilding) {
@@ -41,15 +45,20 @@ func (p *planner) start() Action {
 			}
 			continue
 		}
+		if s.Required.Unset {
+			return p.fail(u.entries[0], ReasonNoRequiredStatuses, fmt.Sprintf("branch protection of %s requires no status checks "+
+				"and the queue sets no requiredStatuses: refusing to merge untested code", q.Key.Branch), time.Time{})
+		}
 		batch := p.batch(units[i:], held)
 		if batch == nil {
 			return nil // a batch is filling up: nothing behind it starts first
 		}
+		ahead := u.ahead
 		if s.parallel() {
 			// A batch's dependencies are its members' (SPEC §5.5).
-			return startRun(s, batchAhead(units[i:i+len(batch)]), batch)
+			ahead = batchAhead(units[i : i+len(batch)])
 		}
-		return startRun(s, u.ahead, batch)
+		return startRun(s, ahead, batch)
 	}
 	return nil
 }

@@ -216,17 +216,31 @@ func TestStrategies(t *testing.T) {
 func TestDirectMergeProposal(t *testing.T) {
 	b := newSnap(1)
 	b.s.Queue.Settings.DirectMergeMode = DirectMergeAlways
-	b.entry(1, StatePending)
+	e1 := b.entry(1, StatePending)
 	b.entry(2, StatePending)
-	if got, _ := Next(b.s, t0); !reflect.DeepEqual(got, DirectMerge{EntryID: "e1", Before: "H0"}) {
-		t.Fatalf("Next() = %#v, want a direct merge of the head of the chain", got)
+	run := StartRun{Unit: []string{"e1"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1"}}
+	steps := []struct {
+		name string
+		edit func()
+		want Action
+	}{
+		{"never checked: check on the target head", func() {}, CheckDirect{EntryID: "e1", Before: "H0"}},
+		{"its head lacks the target head: a test run", func() { e1.DirectBase = "H0" }, run},
+		{"contains it, checks pending: a test run", func() { e1.DirectContains = true }, run},
+		{"contains it, required check passed: merge directly", func() { b.check("sha1", CheckSuccess) },
+			Merge{EntryID: "e1", Before: "H0"}},
+		{"nothing required by protection: a test run (and no_required_statuses)", func() {
+			b.s.Required = &RequiredChecks{Unset: true}
+		}, Transition{EntryID: "e1", To: StateFailed, Reason: ReasonNoRequiredStatuses, ClearRun: true,
+			Detail: "branch protection of main requires no status checks and the queue sets no requiredStatuses: refusing to merge untested code"}},
+		{"an explicit empty override: merge directly", func() { b.s.Required = &RequiredChecks{Names: []string{}} },
+			Merge{EntryID: "e1", Before: "H0"}},
+		{"the target moved: check again", func() { b.s.TargetHead = "H1" }, CheckDirect{EntryID: "e1", Before: "H1"}},
 	}
-	b.s.DirectChecked = map[string]string{"e1": "H0"}
-	if got, _ := Next(b.s, t0); !reflect.DeepEqual(got, StartRun{Unit: []string{"e1"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1"}}) {
-		t.Fatalf("after an ineligible check Next() = %#v, want a test run", got)
-	}
-	b.s.TargetHead = "H1"
-	if got, _ := Next(b.s, t0); !reflect.DeepEqual(got, DirectMerge{EntryID: "e1", Before: "H1"}) {
-		t.Fatalf("after the target moved Next() = %#v, want another direct-merge check", got)
+	for _, st := range steps {
+		st.edit()
+		if got, _ := Next(b.s, t0); !reflect.DeepEqual(got, st.want) {
+			t.Fatalf("%s: Next() =\n  %#v\nwant\n  %#v", st.name, got, st.want)
+		}
 	}
 }

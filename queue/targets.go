@@ -64,7 +64,7 @@ func (s *Service) SetImpactedTargets(ctx context.Context, u TargetsUpdate) error
 	if err := s.store.SetTargets(ctx, t); err != nil {
 		return fmt.Errorf("failed to store impacted targets of #%d in %s: %w", u.PRNumber, u.Key, err)
 	}
-	s.forgetTargets(q.ID, u.PRNumber)
+	s.targets.forget(q.ID, u.PRNumber)
 	s.opts.Wake(q.ID)
 	return nil
 }

@@ -53,14 +53,24 @@ func copyEntry(e *queue.Entry) *queue.Entry {
 		m := *e.PR.Mergeable
 		c.PR.Mergeable = &m
 	}
+	if e.Conflict != nil {
+		k := *e.Conflict
+		k.Before = slices.Clone(e.Conflict.Before)
+		c.Conflict = &k
+	}
 	return &c
 }
 
 // storedEntry is a normalised deep copy of e for storing.
 func storedEntry(e *queue.Entry) (*queue.Entry, error) {
 	c := copyEntry(e)
-	if err := normTimes(&c.PR.ReadAt, &c.StateChangedAt, &c.SubmittedAt, &c.AdmittedAt, &c.ConcludedAt, &c.NextAttemptAt); err != nil {
+	if err := normTimes(&c.PR.ReadAt, &c.StateChangedAt, &c.SubmittedAt, &c.AdmittedAt, &c.ConcludedAt, &c.NextAttemptAt, &c.PRCheckedAt); err != nil {
 		return nil, err
+	}
+	if c.Conflict != nil {
+		if err := normTimes(&c.Conflict.At); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }

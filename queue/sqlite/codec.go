@@ -209,3 +209,38 @@ func sqlLimit(limit int) int {
 	}
 	return limit
 }
+
+// conflictVal stores an entry's pending conflict as JSON, none as ”.
+type conflictVal struct{ c *queue.Conflict }
+
+func (v conflictVal) Value() (driver.Value, error) {
+	if v.c == nil {
+		return "", nil
+	}
+	return jsonVal{v.c}.Value()
+}
+
+// conflictScan reads what conflictVal wrote.
+type conflictScan struct{ p **queue.Conflict }
+
+func (s conflictScan) Scan(src any) error {
+	*s.p = nil
+	switch v := src.(type) {
+	case nil:
+		return nil
+	case string:
+		if v == "" {
+			return nil
+		}
+	case []byte:
+		if len(v) == 0 {
+			return nil
+		}
+	}
+	var c queue.Conflict
+	if err := (jsonScan{&c}).Scan(src); err != nil {
+		return err
+	}
+	*s.p = &c
+	return nil
+}

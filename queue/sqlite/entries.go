@@ -53,6 +53,12 @@ func entryColumns(e *queue.Entry) []column {
 		{"position", e.Position, &e.Position},
 		{"vouched", e.Vouched, &e.Vouched},
 		{"merge_base", e.MergeBase, &e.MergeBase},
+		{"pr_checked_at", timeVal(e.PRCheckedAt), timeScan{&e.PRCheckedAt}},
+		{"direct_base", e.DirectBase, &e.DirectBase},
+		{"direct_contains", e.DirectContains, &e.DirectContains},
+		{"conflict", conflictVal{e.Conflict}, conflictScan{&e.Conflict}},
+		{"cancel_reason", string(e.CancelReason), &e.CancelReason},
+		{"cancel_detail", e.CancelDetail, &e.CancelDetail},
 	}
 }
 

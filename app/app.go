@@ -77,13 +77,14 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to create the GitHub client: %w", err)
 	}
-	slug, err := gh.AppSlug(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("failed to authenticate as the GitHub App (check app id and private key): %w", err)
-	}
 	store, err := sqlite.Open(ctx, cfg.Database.Path)
 	if err != nil {
 		return nil, fmt.Errorf("failed to open the database: %w", err)
+	}
+	slug, err := appSlug(ctx, gh, store)
+	if err != nil {
+		_ = store.Close()
+		return nil, err
 	}
 	a := &App{cfg: cfg, log: log, store: store, gh: gh, botLogin: cfg.BotLoginFor(slug), metrics: newMetrics(), now: opts.Now,
 		bodies: opts.BodyDeadline}
@@ -212,4 +213,33 @@ func (a *App) Close() error {
 		<-a.inboxDone
 	}
 	return a.store.Close()
+}
+
+// appSlugKey stores the App's slug, learned at the last start that reached
+// GitHub.
+const appSlugKey = "app_slug"
+
+// appSlug proves the App's credentials by reading the App (GET /app) and
+// remembers its slug. GitHub refusing them stops the start-up; GitHub
+// failing as a whole (5xx, timeouts, rate limits) does not when a previous
+// start learned the slug: a restart during an outage comes back up,
+// acknowledges webhooks and catches up once GitHub does.
+func appSlug(ctx context.Context, gh *githubx.Client, store *sqlite.Store) (string, error) {
+	slug, err := gh.AppSlug(ctx)
+	if err == nil {
+		if err := store.SetAppState(ctx, appSlugKey, slug); err != nil {
+			return "", err
+		}
+		return slug, nil
+	}
+	authErr := fmt.Errorf("failed to authenticate as the GitHub App (check app id and private key): %w", err)
+	if !errors.Is(err, queue.ErrTransient) {
+		return "", authErr
+	}
+	known, ok, serr := store.AppState(ctx, appSlugKey)
+	if serr != nil || !ok {
+		return "", errors.Join(authErr, serr)
+	}
+	zerolog.Ctx(ctx).Warn().Err(err).Str("app", known).Msg("GitHub is unavailable; starting with the App slug learned before")
+	return known, nil
 }

@@ -2,6 +2,9 @@ package sandbox
 
 import (
 	"context"
+	"net/http"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/mergequeue/mq/githubx/fakegithub"
@@ -41,4 +44,50 @@ func TestRestartMidTest(t *testing.T) {
 		t.Errorf("main gained %d commits, want 2", got)
 	}
 	h.assertLandedTreesPassed(initial)
+}
+
+// GitHub is down when the process restarts: it comes back up on the App
+// slug it learned at its first start (rather than refusing to start and
+// losing webhooks), and once GitHub is back the queue carries on.
+func TestRestartDuringGitHubOutage(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, fakegithub.CIOptions{})
+	h.createQueue(1)
+	pr := h.openPR("one", map[string]string{"one.txt": "1\n"})
+	if err := h.env.StopApp(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	h.env.Fake.InjectFault(fakegithub.Fault{Status: http.StatusServiceUnavailable, Times: -1})
+	if err := h.env.RestartApp(context.Background()); err != nil {
+		t.Fatalf("restart during the outage: %v", err)
+	}
+	resp, err := testHTTP.Get(h.env.URL + "/readyz")
+	if err != nil {
+		t.Fatalf("readyz during the outage: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("readyz during the outage: %d", resp.StatusCode)
+	}
+	h.env.Fake.ClearFaults()
+	h.submit(pr)
+	h.waitState(pr, "merged")
+}
+
+// A first start that cannot reach GitHub fails: nothing proves the App's
+// credentials yet.
+func TestFirstStartDuringGitHubOutageFails(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, fakegithub.CIOptions{})
+	if err := h.env.StopApp(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if err := os.Remove(h.env.DatabasePath()); err != nil {
+		t.Fatal(err)
+	}
+	h.env.Fake.InjectFault(fakegithub.Fault{Status: http.StatusServiceUnavailable, Times: -1})
+	err := h.env.RestartApp(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "failed to authenticate as the GitHub App") {
+		t.Fatalf("first start during an outage = %v, want an authentication error", err)
+	}
 }

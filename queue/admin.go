@@ -22,7 +22,7 @@ func (s *Service) CreateQueueFrom(ctx context.Context, key QueueKey, u QueueUpda
 	}
 	state := QueueRunning
 	if u.State != nil {
-		if err := checkState(QueueRunning, *u.State); err != nil {
+		if err := CheckStateWrite(QueueRunning, *u.State); err != nil {
 			return nil, err
 		}
 		state = *u.State
@@ -58,7 +58,7 @@ func (s *Service) UpdateQueue(ctx context.Context, key QueueKey, u QueueUpdate) 
 		return nil, fmt.Errorf("failed to reload queue %s: %w", key, err)
 	}
 	if u.State != nil {
-		if err := checkState(q.State, *u.State); err != nil {
+		if err := CheckStateWrite(q.State, *u.State); err != nil {
 			return nil, err
 		}
 	}
@@ -80,7 +80,7 @@ func (s *Service) UpdateQueue(ctx context.Context, key QueueKey, u QueueUpdate) 
 			return nil, err
 		}
 	}
-	// switching_modes passed checkState only as an echo of the state the
+	// switching_modes passed CheckStateWrite only as an echo of the state the
 	// queue was in: it is no change, even if the mode write above ended the
 	// switch.
 	if u.State != nil && *u.State != QueueSwitchingModes && *u.State != q.State {
@@ -178,7 +178,7 @@ func (s *Service) DeleteQueue(ctx context.Context, key QueueKey) error {
 				nums[i] = e.PRNumber
 			}
 			return Inputf("queue for branch %q of %s still has %d active pull request(s) (%s): cancel them or let them merge first",
-				key.Branch, key.Repo.FullName(), len(active), prList(nums))
+				key.Branch, key.Repo.FullName(), len(active), PRList(nums))
 		}
 		runs, err := s.store.ListOpenRuns(ctx, found.ID)
 		if err != nil {

@@ -5,13 +5,6 @@ import (
 	"fmt"
 )
 
-// AncestryChecker is the optional part of the GitHub port that tells
-// whether a commit contains another; direct merges need it.
-type AncestryChecker interface {
-	// Contains reports whether commit head contains commit ancestor.
-	Contains(ctx context.Context, repo Repo, ancestor, head string) (bool, error)
-}
-
 // checkDirect finds out (no lock held) whether an entry's head contains the
 // target head and what checks passed on its head, and records both: the
 // checks as facts like any others, the ancestry on the entry with the

@@ -1,6 +1,9 @@
 package queue
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // failedUnit handles a unit whose (still valid) run failed (SPEC §5.3,
 // §5.4): while a unit ahead is undecided its entries wait in
@@ -81,7 +84,7 @@ func (p *planner) culprit(ahead []*Entry, u unit) Action {
 	_, _, units := p.layout()
 	for _, v := range units {
 		o := v.run
-		if o == nil || !contains(o.Ahead, first.ID) || !contains(ids(v.ahead), first.ID) {
+		if o == nil || !slices.Contains(o.Ahead, first.ID) || !slices.Contains(ids(v.ahead), first.ID) {
 			continue
 		}
 		if ok, _ := p.s.unitValid(o, v.ahead, v.entries); !ok {
@@ -103,7 +106,7 @@ func (p *planner) culprit(ahead []*Entry, u unit) Action {
 		for _, e := range u.entries {
 			if !e.Vouched {
 				return Transition{EntryID: e.ID, To: StateTestsPassed, Reason: ReasonVouched,
-					Detail: fmt.Sprintf("its own run failed (%s), but a later run containing it passed (%s): treated as a flake", r.FailureDetail, prList(voucher.PRNumbers))}
+					Detail: fmt.Sprintf("its own run failed (%s), but a later run containing it passed (%s): treated as a flake", r.FailureDetail, PRList(voucher.PRNumbers))}
 			}
 		}
 		return nil
@@ -122,7 +125,7 @@ func (p *planner) culprit(ahead []*Entry, u unit) Action {
 func (p *planner) successorsCanStart(e *Entry) bool {
 	_, _, units := p.layout()
 	for _, u := range units {
-		if u.run == nil && u.entries[0].State == StatePending && contains(ids(u.ahead), e.ID) {
+		if u.run == nil && u.entries[0].State == StatePending && slices.Contains(ids(u.ahead), e.ID) {
 			return true
 		}
 	}

@@ -136,3 +136,31 @@ type GitHub interface {
 	// ListBranches returns the names of the branches that start with prefix.
 	ListBranches(ctx context.Context, repo Repo, prefix string) ([]string, error)
 }
+
+// AncestryChecker is the optional part of the GitHub port that tells
+// whether a commit contains another; direct merges need it.
+type AncestryChecker interface {
+	// Contains reports whether commit head contains commit ancestor.
+	Contains(ctx context.Context, repo Repo, ancestor, head string) (bool, error)
+}
+
+// FileDiffer is the optional part of the GitHub port that lists changed
+// files; parallel-mode landing checks need it.
+type FileDiffer interface {
+	// DiffFiles lists the files changed from the merge base of base and
+	// head to head, with their blob SHA at head ("" if removed); complete
+	// is false when the list may be cut short.
+	DiffFiles(ctx context.Context, repo Repo, base, head string) (map[string]string, bool, error)
+}
+
+// ErrRunNotConfirmed: GitHub did not confirm a forked workflow run as a
+// credential (unknown run, finished run, or another head SHA).
+var ErrRunNotConfirmed = errors.New("workflow run not confirmed by GitHub")
+
+// WorkflowRuns is the optional part of the GitHub port that reads GitHub
+// Actions runs. A port without it confirms no forked workflow run.
+type WorkflowRuns interface {
+	// WorkflowRun returns a run's status (queued, in_progress, completed,
+	// …) and head SHA.
+	WorkflowRun(ctx context.Context, repo Repo, id int64) (status, headSHA string, err error)
+}

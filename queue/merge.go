@@ -208,7 +208,7 @@ func (s *Service) recordMerge(ctx context.Context, fx *effects, q *Queue, e *Ent
 	}
 	*head = after
 	zerolog.Ctx(ctx).Info().Int("pr", e.PRNumber).Str("before", before).Str("after", after).Msg("merged")
-	detail := fmt.Sprintf("merged into %s as %s", q.Key.Branch, short(after))
+	detail := fmt.Sprintf("merged into %s as %s", q.Key.Branch, ShortSHA(after))
 	if err := s.transition(ctx, fx, q, Transition{EntryID: e.ID, To: StateMerged, Reason: ReasonMergedByQueue, Detail: detail, ClearRun: true}); err != nil {
 		return err
 	}

@@ -254,11 +254,11 @@ func (s *Service) OnCheck(ctx context.Context, repo Repo, c CheckResult) error {
 		c.UpdatedAt = s.now()
 	}
 	if err := s.store.RecordCheck(ctx, repo, c); err != nil {
-		return fmt.Errorf("failed to record check %s on %s: %w", c.Name, short(c.SHA), err)
+		return fmt.Errorf("failed to record check %s on %s: %w", c.Name, ShortSHA(c.SHA), err)
 	}
 	runs, err := s.store.FindRunsBySHA(ctx, repo, c.SHA)
 	if err != nil {
-		return fmt.Errorf("failed to find runs of %s: %w", short(c.SHA), err)
+		return fmt.Errorf("failed to find runs of %s: %w", ShortSHA(c.SHA), err)
 	}
 	for _, r := range runs {
 		s.opts.Wake(r.QueueID)

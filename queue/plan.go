@@ -2,7 +2,6 @@ package queue
 
 import (
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -128,7 +127,7 @@ func (p *planner) admission() Action {
 		}
 		ready, why := Ready(q, e)
 		if ready && p.s.parallel() && !e.Direct && p.s.targetsOf(e) == nil {
-			ready, why = false, fmt.Sprintf("waiting for impacted targets for head %s (setImpactedTargets)", short(e.PRSHA))
+			ready, why = false, fmt.Sprintf("waiting for impacted targets for head %s (setImpactedTargets)", ShortSHA(e.PRSHA))
 		}
 		switch {
 		case ready && q.Admits():
@@ -259,7 +258,7 @@ func factAction(s *Snapshot, e *Entry) Action {
 			Detail: "the pull request was closed", ClearRun: true}
 	case pr.HeadSHA != "" && pr.HeadSHA != e.PRSHA:
 		return Transition{EntryID: e.ID, To: StateCancelled, Reason: ReasonPRPushed,
-			Detail: fmt.Sprintf("new commits were pushed (head %s, submitted %s); submit again to test them", short(pr.HeadSHA), short(e.PRSHA)), ClearRun: true}
+			Detail: fmt.Sprintf("new commits were pushed (head %s, submitted %s); submit again to test them", ShortSHA(pr.HeadSHA), ShortSHA(e.PRSHA)), ClearRun: true}
 	case pr.BaseBranch != "" && pr.BaseBranch != s.Queue.Key.Branch:
 		return Transition{EntryID: e.ID, To: StateCancelled, Reason: ReasonBaseBranchChanged,
 			Detail: fmt.Sprintf("the base branch changed to %s", pr.BaseBranch), ClearRun: true}
@@ -315,31 +314,6 @@ func Ready(q *Queue, e *Entry) (bool, string) {
 	default:
 		return false, "waiting for GitHub to compute mergeability"
 	}
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
-}
-
-// prList formats PR numbers as "#1, #2".
-func prList(nums []int) string {
-	parts := make([]string, len(nums))
-	for i, n := range nums {
-		parts[i] = fmt.Sprintf("#%d", n)
-	}
-	return strings.Join(parts, ", ")
 }
 
 func prNumbers(es []*Entry) []int {

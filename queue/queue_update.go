@@ -125,8 +125,8 @@ func validateExtra(s Settings, u QueueUpdate) error {
 	return nil
 }
 
-// checkState validates a state write against the queue's current state.
-func checkState(cur QueueState, want QueueState) error {
+// CheckStateWrite validates a state write against the queue's current state.
+func CheckStateWrite(cur QueueState, want QueueState) error {
 	switch want {
 	case QueueRunning, QueuePaused, QueueDraining:
 		return nil

@@ -122,9 +122,9 @@ func (r *Reconciler) writeCheckRun(ctx context.Context, q *Queue, e *Entry, sf *
 		if sf.CheckRunOpen {
 			old := CheckRun{Name: CheckRunName(q), HeadSHA: sf.CheckRunSHA, ExternalID: e.ID, Status: "completed",
 				Conclusion: "cancelled", Title: "Superseded",
-				Summary: fmt.Sprintf("The pull request was submitted again with head %s.", short(e.PRSHA))}
+				Summary: fmt.Sprintf("The pull request was submitted again with head %s.", ShortSHA(e.PRSHA))}
 			if _, err := r.gh.UpsertCheckRun(ctx, repo, sf.CheckRunID, old); err != nil {
-				return fmt.Errorf("failed to complete the check run on %s: %w", short(sf.CheckRunSHA), err)
+				return fmt.Errorf("failed to complete the check run on %s: %w", ShortSHA(sf.CheckRunSHA), err)
 			}
 		}
 		sf.CheckRunID, sf.CheckRunSHA, sf.CheckRunHash, sf.CheckRunOpen = 0, "", "", false

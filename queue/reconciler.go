@@ -138,7 +138,9 @@ func (r *Reconciler) nextDue(ctx context.Context) time.Time {
 		next = ss[0].NextAttemptAt
 	}
 	if ns, err := r.store.DueNotices(ctx, horizon, 1); err == nil && len(ns) > 0 {
-		next = minTime(next, ns[0].NextAttemptAt)
+		if at := ns[0].NextAttemptAt; next.IsZero() || at.Before(next) {
+			next = at
+		}
 	}
 	return next
 }

@@ -52,3 +52,18 @@ type SubmittedPR struct {
 	// IsCurrentlySubmitted is true while the entry is active.
 	IsCurrentlySubmitted bool
 }
+
+// TargetsUpdate uploads a PR's impacted targets for one head SHA.
+type TargetsUpdate struct {
+	Key      QueueKey
+	PRNumber int
+	SHA      string
+	// All marks the PR as impacting every target; List is then ignored.
+	All  bool
+	List []string
+	// VerifyPR reads the PR from GitHub before anything is stored, so that
+	// a PR GitHub does not know is ErrPRNotFound (SPEC §7: 404). The REST
+	// API sets it, unless the request's credential already read the PR
+	// (ConfirmForkedRun).
+	VerifyPR bool
+}

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 )
@@ -117,7 +118,7 @@ func (p *planner) heldBehindFailures(units []unit) func(unit) *Entry {
 			continue
 		}
 		for _, f := range failed {
-			if contains(u.run.Ahead, f.ID) {
+			if slices.Contains(u.run.Ahead, f.ID) {
 				have[f.ID]++
 			}
 		}
@@ -126,7 +127,7 @@ func (p *planner) heldBehindFailures(units []unit) func(unit) *Entry {
 	return func(u unit) *Entry {
 		aheadIDs := ids(u.ahead)
 		for _, f := range failed {
-			if contains(aheadIDs, f.ID) && have[f.ID] >= depth {
+			if slices.Contains(aheadIDs, f.ID) && have[f.ID] >= depth {
 				return f
 			}
 		}
@@ -192,23 +193,11 @@ func startRun(s *Snapshot, ahead, unit []*Entry) StartRun {
 			// Only when prev's base plus its merged entries is the target
 			// head: in parallel mode prev may stay valid across merges of PRs
 			// independent of it that this unit depends on.
-			if head, rest, ok := s.walkMerges(prev.BaseSHA, seq); ok && head == s.TargetHead && equalIDs(rest, ids(ahead)) {
+			if head, rest, ok := s.walkMerges(prev.BaseSHA, seq); ok && head == s.TargetHead && slices.Equal(rest, ids(ahead)) {
 				return StartRun{Unit: ids(unit), Ahead: seq, BaseSHA: prev.BaseSHA, From: prev.SHA, Merge: ids(unit)}
 			}
 		}
 	}
 	return StartRun{Unit: ids(unit), Ahead: ids(ahead), BaseSHA: s.TargetHead, From: s.TargetHead,
 		Merge: append(ids(ahead), ids(unit)...)}
-}
-
-func equalIDs(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -94,7 +95,7 @@ func (s *Service) buildFailed(ctx context.Context, fx *effects, q *Queue, run *T
 	// with: the entries ahead, then the unit's own before it.
 	var before []string
 	for _, id := range append(append([]string{}, a.Ahead...), a.Merge[:conflict.Index]...) {
-		if !contains(before, id) {
+		if !slices.Contains(before, id) {
 			before = append(before, id)
 		}
 	}
@@ -152,15 +153,15 @@ func (s *Service) attachRun(ctx context.Context, fx *effects, q *Queue, run *Tes
 	}
 	detail := fmt.Sprintf("testing on %s", q.Key.Branch)
 	if run.Bisection {
-		detail = fmt.Sprintf("bisecting a failed batch: testing %s", prList(run.PRNumbers))
+		detail = fmt.Sprintf("bisecting a failed batch: testing %s", PRList(run.PRNumbers))
 	}
 	if len(aheadNums) > 0 {
-		detail += " with " + prList(aheadNums) + " ahead"
+		detail += " with " + PRList(aheadNums) + " ahead"
 	}
 	var previous []string
 	err = s.store.WithTx(ctx, func(tx Store) error {
 		for _, e := range unit {
-			if e.RunID != "" && !contains(previous, e.RunID) {
+			if e.RunID != "" && !slices.Contains(previous, e.RunID) {
 				previous = append(previous, e.RunID)
 			}
 			e.RunID, e.BlockedBy = run.ID, ""
@@ -249,7 +250,7 @@ func (s *Service) probeConflict(fx *effects, snap *Snapshot, a ProbeConflict) {
 		if err != nil {
 			return fmt.Errorf("failed to load entry %s: %w", e.ID, err)
 		}
-		if !cur.Active() || cur.Conflict == nil || cur.Conflict.Base != a.Base || !equalIDs(cur.Conflict.Before, a.Before) {
+		if !cur.Active() || cur.Conflict == nil || cur.Conflict.Base != a.Base || !slices.Equal(cur.Conflict.Before, a.Before) {
 			return nil
 		}
 		cur.Conflict.Probed, cur.Conflict.Alone, cur.Conflict.With = true, alone, with

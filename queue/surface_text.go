@@ -32,7 +32,7 @@ func statusComment(q *Queue, e *Entry) string {
 		fmt.Fprintf(&b, "%s\n\n", e.StateReasonDetail)
 	}
 	fmt.Fprintf(&b, "<sub>state `%s` · reason `%s` · priority %s (%d) · head %s</sub>\n",
-		e.State, e.StateReason, e.PriorityName, e.PriorityValue, short(e.PRSHA))
+		e.State, e.StateReason, e.PriorityName, e.PriorityValue, ShortSHA(e.PRSHA))
 	return b.String()
 }
 

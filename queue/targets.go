@@ -6,33 +6,6 @@ import (
 	"fmt"
 )
 
-// ErrRunNotConfirmed: GitHub did not confirm a forked workflow run as a
-// credential (unknown run, finished run, or another head SHA).
-var ErrRunNotConfirmed = errors.New("workflow run not confirmed by GitHub")
-
-// WorkflowRuns is the optional part of the GitHub port that reads GitHub
-// Actions runs. A port without it confirms no forked workflow run.
-type WorkflowRuns interface {
-	// WorkflowRun returns a run's status (queued, in_progress, completed,
-	// …) and head SHA.
-	WorkflowRun(ctx context.Context, repo Repo, id int64) (status, headSHA string, err error)
-}
-
-// TargetsUpdate uploads a PR's impacted targets for one head SHA.
-type TargetsUpdate struct {
-	Key      QueueKey
-	PRNumber int
-	SHA      string
-	// All marks the PR as impacting every target; List is then ignored.
-	All  bool
-	List []string
-	// VerifyPR reads the PR from GitHub before anything is stored, so that
-	// a PR GitHub does not know is ErrPRNotFound (SPEC §7: 404). The REST
-	// API sets it, unless the request's credential already read the PR
-	// (ConfirmForkedRun).
-	VerifyPR bool
-}
-
 // SetImpactedTargets stores a PR's impacted targets in a queue, replacing
 // earlier ones, and wakes the queue. The PR need not be submitted yet.
 // ErrNotFound if the queue is unknown; *InputError for a missing PR number
@@ -94,7 +67,7 @@ func (s *Service) ConfirmForkedRun(ctx context.Context, repo Repo, prNumber int,
 		return fmt.Errorf("workflow run %d is %q, not in progress: %w", runID, status, ErrRunNotConfirmed)
 	}
 	if head != sha {
-		return fmt.Errorf("workflow run %d runs %s, not %s: %w", runID, short(head), short(sha), ErrRunNotConfirmed)
+		return fmt.Errorf("workflow run %d runs %s, not %s: %w", runID, ShortSHA(head), ShortSHA(sha), ErrRunNotConfirmed)
 	}
 	pr, err := s.gh.GetPullRequest(ctx, repo, prNumber)
 	if err != nil {
@@ -104,7 +77,7 @@ func (s *Service) ConfirmForkedRun(ctx context.Context, repo Repo, prNumber int,
 		return fmt.Errorf("pull request #%d of %s: %w: %w", prNumber, repo.FullName(), ErrRunNotConfirmed, err)
 	}
 	if pr.HeadSHA != sha {
-		return fmt.Errorf("pull request #%d head is %s, not %s: %w", prNumber, short(pr.HeadSHA), short(sha), ErrRunNotConfirmed)
+		return fmt.Errorf("pull request #%d head is %s, not %s: %w", prNumber, ShortSHA(pr.HeadSHA), ShortSHA(sha), ErrRunNotConfirmed)
 	}
 	return nil
 }

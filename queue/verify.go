@@ -9,15 +9,6 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// FileDiffer is the optional part of the GitHub port that lists changed
-// files; parallel-mode landing checks need it.
-type FileDiffer interface {
-	// DiffFiles lists the files changed from the merge base of base and
-	// head to head, with their blob SHA at head ("" if removed); complete
-	// is false when the list may be cut short.
-	DiffFiles(ctx context.Context, repo Repo, base, head string) (map[string]string, bool, error)
-}
-
 // landedMismatch compares what landed with what run r tested (SPEC §5.10).
 // In single mode the trees must be equal. In parallel mode independent PRs
 // may have landed in between, and may touch the files of the unit's
@@ -43,7 +34,7 @@ func (s *Service) landedMismatch(ctx context.Context, q *Queue, r *TestRun, k in
 		}
 		if landedTree != testedTree {
 			return fmt.Sprintf("%s (tree %s) differs from the tested commit %s (tree %s)",
-				q.Key.Branch, short(landedTree), short(r.SHA), short(testedTree)), nil
+				q.Key.Branch, ShortSHA(landedTree), ShortSHA(r.SHA), ShortSHA(testedTree)), nil
 		}
 		return "", nil
 	}
@@ -70,7 +61,7 @@ func (s *Service) landedMismatch(ctx context.Context, q *Queue, r *TestRun, k in
 	for i, sha := range r.PRSHAs[k:] {
 		changed, complete, err := differ.DiffFiles(ctx, repo, before, sha)
 		if err != nil {
-			return "", fmt.Errorf("failed to list the changes of %s: %w", short(sha), err)
+			return "", fmt.Errorf("failed to list the changes of %s: %w", ShortSHA(sha), err)
 		}
 		if !complete {
 			zerolog.Ctx(ctx).Warn().Str("run", r.ID).Msg("too many changed files to verify the landed paths")
@@ -100,5 +91,5 @@ func (s *Service) landedMismatch(ctx context.Context, q *Queue, r *TestRun, k in
 	if len(differ2) > 5 {
 		differ2 = append(differ2[:5], "…")
 	}
-	return fmt.Sprintf("%s holds other content than the tested commit %s at %s", q.Key.Branch, short(r.SHA), strings.Join(differ2, ", ")), nil
+	return fmt.Sprintf("%s holds other content than the tested commit %s at %s", q.Key.Branch, ShortSHA(r.SHA), strings.Join(differ2, ", ")), nil
 }

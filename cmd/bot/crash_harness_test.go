@@ -236,8 +236,13 @@ func newCrashHarness(t *testing.T, opts crashOptions) *crashHarness {
 }
 
 // writeConfig writes the bot's configuration: the fake's URLs and App
-// credentials, the webhook secret, the database, a 1 s reconcile interval.
+// credentials, the webhook secret, the database, a 1 s reconcile interval,
+// JSON logs at $MQ_TEST_LOG_LEVEL (default info).
 func (h *crashHarness) writeConfig(secret string) error {
+	level := os.Getenv("MQ_TEST_LOG_LEVEL")
+	if level == "" {
+		level = "info"
+	}
 	keyPath := filepath.Join(h.dir, "app-key.pem")
 	if err := os.WriteFile(keyPath, h.fake.AppPrivateKeyPEM(), 0o600); err != nil {
 		return fmt.Errorf("failed to write the App key: %w", err)
@@ -257,11 +262,11 @@ github:
 database:
   path: %[6]q
 logging:
-  level: "info"
+  level: %[8]q
   format: "json"
 engine:
   reconcile_interval: %[7]q
-`, h.addr, h.fake.URL(), h.fake.AppID(), secret, keyPath, h.dbPath, crashReconcile.String())
+`, h.addr, h.fake.URL(), h.fake.AppID(), secret, keyPath, h.dbPath, crashReconcile.String(), level)
 	if err := os.WriteFile(h.cfgPath, []byte(cfg), 0o600); err != nil {
 		return fmt.Errorf("failed to write the configuration: %w", err)
 	}
@@ -403,6 +408,16 @@ func (h *crashHarness) kill() bool {
 		h.t.Errorf("bot process %d still running %v after SIGKILL", p.n, crashWait)
 	}
 	return true
+}
+
+// restart kills the bot and waits until the process the supervisor starts
+// in its place is ready.
+func (h *crashHarness) restart() {
+	h.t.Helper()
+	if !h.kill() {
+		h.t.Logf("restart: no process was running")
+	}
+	h.waitReady()
 }
 
 // stop ends supervision and stops the bot gracefully (SIGTERM); it is an

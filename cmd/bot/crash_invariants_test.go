@@ -24,7 +24,18 @@ import (
 // Their failures are logged as "KNOWN BROKEN (issue #9)" instead of
 // failing the test, so that CI stays green until the fix lands; empty this
 // map then. Every other invariant fails the test.
-var pendingIssue9 = map[string]bool{}
+var pendingIssue9 = map[string]bool{
+	// A comment (or label) acknowledged while GitHub is down is given up
+	// after its handler's 5 attempts (~30 s): the PR is never queued.
+	"TestGitHubOutageAcrossRestart/entries-end-as-expected":           true,
+	"TestGitHubOutageAcrossRestart/merged-once-in-queue-order":        true,
+	"TestGitHubOutageAcrossRestart/acknowledged-deliveries-processed": true,
+	// A crash while a state label changes leaves the old one (seen as
+	// [mq:pending mq:merged] after scratch-ref-created@2); the kill loop
+	// can hit the same window.
+	"TestCrashPoints/labels-show-final-state": true,
+	"TestKillLoop/labels-show-final-state":    true,
+}
 
 // knownBroken reports whether invariant name is listed in pendingIssue9
 // for the running test (subtests count as their top-level test).

@@ -19,6 +19,7 @@ import (
 	"github.com/mergequeue/mq/handlers/bodydeadline"
 	"github.com/mergequeue/mq/handlers/inbox"
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/service"
 	"github.com/mergequeue/mq/queue/sqlite"
 )
 
@@ -42,7 +43,7 @@ type App struct {
 	log       zerolog.Logger
 	store     *sqlite.Store
 	gh        *githubx.Client
-	svc       *queue.Service
+	svc       *service.Service
 	workers   *Workers
 	processor *inbox.Processor
 	metrics   *metrics
@@ -89,7 +90,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	a := &App{cfg: cfg, log: log, store: store, gh: gh, botLogin: cfg.BotLoginFor(slug), metrics: newMetrics(), now: opts.Now,
 		bodies: opts.BodyDeadline}
 	a.workers = NewWorkers(nil, cfg.Engine.ReconcileInterval, opts.Now)
-	a.svc = queue.NewService(store, gh, queue.Options{
+	a.svc = service.NewService(store, gh, service.Options{
 		Now: opts.Now, Wake: a.workers.Wake, ReconcileEvery: cfg.Engine.ReconcileInterval,
 		PublicURL: cfg.Server.PublicURL, OnTreeMismatch: a.metrics.treeMismatch,
 	})
@@ -133,7 +134,7 @@ func (a *App) bootstrapQueues(ctx context.Context) error {
 }
 
 // Service is the queue service (for the sandbox and tests).
-func (a *App) Service() *queue.Service { return a.svc }
+func (a *App) Service() *service.Service { return a.svc }
 
 // Store is the durable store (for the CLI and tests).
 func (a *App) Store() *sqlite.Store { return a.store }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/engine"
 )
 
 var dashboardPage = template.Must(template.New("dashboard").Parse(`<!doctype html>
@@ -60,7 +61,7 @@ func (a *App) dashboard(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "internal error", http.StatusInternalServerError)
 			return
 		}
-		ordered := (&queue.Snapshot{Entries: entries}).Ordered()
+		ordered := (&engine.Snapshot{Entries: entries}).Ordered()
 		for _, e := range entries {
 			if !e.Admitted() {
 				ordered = append(ordered, e)

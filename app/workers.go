@@ -8,7 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/service"
 )
 
 // syncer is what a worker runs: one queue's Sync.
@@ -91,7 +91,7 @@ func (w *Workers) loop(ctx context.Context, queueID int64, wake chan struct{}) {
 		if ctx.Err() != nil {
 			return
 		}
-		if errors.Is(err, queue.ErrNoQueue) {
+		if errors.Is(err, service.ErrNoQueue) {
 			log.Info().Msg("queue deleted; its worker stops")
 			w.mu.Lock()
 			delete(w.wakes, queueID)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/service"
 )
 
 type syncFunc func(ctx context.Context, id int64) (time.Time, error)
@@ -22,7 +22,7 @@ func TestWorkersStopForDeletedQueue(t *testing.T) {
 	w := NewWorkers(syncFunc(func(context.Context, int64) (time.Time, error) {
 		calls.Add(1)
 		if gone.Load() {
-			return time.Time{}, fmt.Errorf("queue 1: %w", queue.ErrNoQueue)
+			return time.Time{}, fmt.Errorf("queue 1: %w", service.ErrNoQueue)
 		}
 		return time.Time{}, nil
 	}), time.Hour, nil)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/service"
 )
 
 // moreFakes are the fakeService answers of the operations beyond the first
@@ -34,10 +35,10 @@ type moreFakes struct {
 	confirmErr error
 
 	detailsIDs []string
-	details    *queue.TestingDetails
+	details    *service.TestingDetails
 	detailsErr error
 
-	metrics    map[int64]*queue.QueueMetrics
+	metrics    map[int64]*service.QueueMetrics
 	metricsErr error
 	metricsFor []int64
 }
@@ -150,7 +151,7 @@ func (f *fakeService) ConfirmForkedRun(_ context.Context, repo queue.Repo, n int
 	return m.confirmErr
 }
 
-func (f *fakeService) TestingDetails(_ context.Context, _ queue.QueueKey, id string) (*queue.TestingDetails, error) {
+func (f *fakeService) TestingDetails(_ context.Context, _ queue.QueueKey, id string) (*service.TestingDetails, error) {
 	f.maybePanic()
 	m := f.more()
 	m.mu.Lock()
@@ -162,7 +163,7 @@ func (f *fakeService) TestingDetails(_ context.Context, _ queue.QueueKey, id str
 	return m.details, nil
 }
 
-func (f *fakeService) QueueMetrics(_ context.Context, q *queue.Queue, window time.Duration) (*queue.QueueMetrics, error) {
+func (f *fakeService) QueueMetrics(_ context.Context, q *queue.Queue, window time.Duration) (*service.QueueMetrics, error) {
 	f.maybePanic()
 	m := f.more()
 	m.mu.Lock()
@@ -179,5 +180,5 @@ func (f *fakeService) QueueMetrics(_ context.Context, q *queue.Queue, window tim
 		out.Queue = q
 		return &out, nil
 	}
-	return &queue.QueueMetrics{Queue: q, Conclusions: map[queue.EntryState]int{}}, nil
+	return &service.QueueMetrics{Queue: q, Conclusions: map[queue.EntryState]int{}}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/service"
 )
 
 // defaultTake is the page size of listPullRequests when take is absent.
@@ -71,8 +72,8 @@ func (req *listPullRequestsRequest) query() (queue.EntryQuery, int, error) {
 	take := defaultTake
 	if req.Take != nil {
 		take = *req.Take
-		if take < 1 || take > queue.MaxListTake {
-			return queue.EntryQuery{}, 0, badRequestf("invalid field take: must be between 1 and %d, got %d", queue.MaxListTake, take)
+		if take < 1 || take > service.MaxListTake {
+			return queue.EntryQuery{}, 0, badRequestf("invalid field take: must be between 1 and %d, got %d", service.MaxListTake, take)
 		}
 	}
 	q := queue.EntryQuery{States: req.State, Limit: take + 1}

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/service"
 )
 
 // MetricsContentType is the content type of getMergeQueueMetrics: the
@@ -66,7 +67,7 @@ func newQueueCollectors() (*queueCollectors, error) {
 }
 
 // add records one queue's figures.
-func (c *queueCollectors) add(m *queue.QueueMetrics) {
+func (c *queueCollectors) add(m *service.QueueMetrics) {
 	repo, branch := m.Queue.Key.Repo.FullName(), m.Queue.Key.Branch
 	main := prometheus.Labels{"repo": repo, "branch": branch, "queue_type": "main"}
 	bisection := prometheus.Labels{"repo": repo, "branch": branch, "queue_type": "bisection"}

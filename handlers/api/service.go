@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/service"
 )
 
 // Service is the part of *queue.Service the REST API drives.
@@ -50,9 +51,9 @@ type Service interface {
 
 	// TestingDetails returns a run of a queue; queue.ErrNotFound if the
 	// queue or the run (in that queue) is unknown.
-	TestingDetails(ctx context.Context, key queue.QueueKey, runID string) (*queue.TestingDetails, error)
+	TestingDetails(ctx context.Context, key queue.QueueKey, runID string) (*service.TestingDetails, error)
 	// QueueMetrics computes a queue's metrics over the last window.
-	QueueMetrics(ctx context.Context, q *queue.Queue, window time.Duration) (*queue.QueueMetrics, error)
+	QueueMetrics(ctx context.Context, q *queue.Queue, window time.Duration) (*service.QueueMetrics, error)
 }
 
-var _ Service = (*queue.Service)(nil)
+var _ Service = (*service.Service)(nil)

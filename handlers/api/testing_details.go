@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/service"
 )
 
 // testingDetailsRequest: repo, targetBranch and the testRunId (the last
@@ -117,7 +118,7 @@ func newCheckRunJSON(c queue.CheckResult) checkRunJSON {
 	return out
 }
 
-func (a *API) newTestingDetailsJSON(d *queue.TestingDetails) testingDetailsJSON {
+func (a *API) newTestingDetailsJSON(d *service.TestingDetails) testingDetailsJSON {
 	run := d.Run
 	out := testingDetailsJSON{
 		RequiredStatuses:   append([]string{}, run.RequiredChecks...),

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/memstore"
+	"github.com/mergequeue/mq/queue/service"
 )
 
 // DriverOptions configure a Driver.
@@ -52,7 +53,7 @@ type Driver struct {
 	now      time.Time
 	world    *World
 	store    *memstore.Store
-	svc      *queue.Service
+	svc      *service.Service
 	q        *queue.Queue
 	settings queue.Settings
 	steps    int
@@ -118,7 +119,7 @@ func NewDriver(seed uint64, opts DriverOptions) (*Driver, error) {
 		gh = opts.WrapGitHub(gh)
 	}
 	ids := 0
-	d.svc = queue.NewService(d.store, gh, queue.Options{
+	d.svc = service.NewService(d.store, gh, service.Options{
 		Now:            d.clock,
 		NewID:          func() string { ids++; return fmt.Sprintf("00000000-0000-4000-8000-%012d", ids) },
 		ReconcileEvery: reconcileEvery,

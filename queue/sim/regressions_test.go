@@ -8,6 +8,7 @@ import (
 
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/memstore"
+	"github.com/mergequeue/mq/queue/service"
 )
 
 // scenario is a hand-written event sequence against the real Service, for
@@ -19,7 +20,7 @@ type scenario struct {
 	now   time.Time
 	world *World
 	store *memstore.Store
-	svc   *queue.Service
+	svc   *service.Service
 	q     *queue.Queue
 }
 
@@ -31,7 +32,7 @@ func newScenario(t *testing.T, settings queue.Settings) *scenario {
 	sc.world.SetMaxInFlight(settings.Concurrency + settings.EffectiveBisectionConcurrency())
 	sc.store = memstore.New()
 	ids := 0
-	sc.svc = queue.NewService(sc.store, sc.world, queue.Options{Now: clock, ReconcileEvery: time.Minute,
+	sc.svc = service.NewService(sc.store, sc.world, service.Options{Now: clock, ReconcileEvery: time.Minute,
 		NewID: func() string { ids++; return fmt.Sprintf("id-%d", ids) }})
 	cfg := sc.world.Config()
 	q, err := sc.svc.CreateQueue(sc.ctx, queue.QueueKey{Repo: cfg.Repo, Branch: cfg.Branch}, settings)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/memstore"
+	"github.com/mergequeue/mq/queue/service"
 )
 
 // simRepo and simBranch name the simulated repository and its target branch.
@@ -37,7 +38,7 @@ type oursRun struct {
 	ci     *rand.Rand
 	world  *World
 	store  queue.Store
-	svc    *queue.Service
+	svc    *service.Service
 	q      *queue.Queue
 	number []int       // PR index → World PR number
 	index  map[int]int // World PR number → PR index
@@ -61,7 +62,7 @@ func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duratio
 	r.world.SetParallel(settings.Mode == queue.ModeParallel)
 	r.store = memstore.New()
 	ids := 0
-	r.svc = queue.NewService(r.store, r.world, queue.Options{
+	r.svc = service.NewService(r.store, r.world, service.Options{
 		Now:   s.Now,
 		NewID: func() string { ids++; return fmt.Sprintf("00000000-0000-4000-8000-%012d", ids) },
 		Wake:  func(int64) { r.wake() },

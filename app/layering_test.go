@@ -1,0 +1,101 @@
+package app
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/mergequeue/mq"
+
+// goList runs `go list` with a template on one package.
+func goList(t *testing.T, tmpl, pkg string, deps bool) []string {
+	t.Helper()
+	args := []string{"list", "-f", tmpl}
+	if deps {
+		args = append(args, "-deps")
+	}
+	out, err := exec.Command("go", append(args, pkg)...).Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("go list %s: %v\n%s", pkg, err, stderr)
+	}
+	return strings.Fields(string(out))
+}
+
+// m is a path of this module.
+func m(rel string) string { return module + "/" + rel }
+
+// matches reports whether path is pattern, or under it for "x/...".
+func matches(pattern, path string) bool {
+	if root, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return path == root || strings.HasPrefix(path, root+"/")
+	}
+	return path == pattern
+}
+
+// TestDependencyDirection holds the layering of docs/architecture.md:
+// dependencies point inward (cmd/bot → app → handlers, queue/sqlite,
+// githubx → queue), and the packages that declare ports import none of
+// their implementations.
+func TestDependencyDirection(t *testing.T) {
+	t.Parallel()
+	rules := []struct {
+		pkg       string
+		forbidden []string
+	}{
+		// The domain model: no transport, SQL, go-github or behaviour.
+		{"queue", []string{m("queue/..."), m("handlers/..."), m("githubx/..."), m("app/..."), "database/sql", "net/http", "github.com/google/go-github/...", "github.com/rs/zerolog"}},
+		// The engine: the domain model only (its direct imports are checked
+		// in TestEngineIsPure).
+		{"queue/engine", []string{m("queue/service"), m("queue/sqlite"), m("queue/memstore"), m("handlers/..."), m("githubx/..."), m("app/...")}},
+		// The service drives ports, never their implementations.
+		{"queue/service", []string{m("queue/sqlite"), m("queue/memstore"), m("handlers/..."), m("githubx/..."), m("app/..."), "database/sql", "net/http"}},
+		// queue/sqlite implements the inbox's and the token package's
+		// stores and imports them; app wires them; handlers is what the
+		// processor dispatches to.
+		{"handlers/inbox", []string{m("queue/sqlite"), m("app/..."), m("handlers"), m("handlers/api/...")}},
+		{"handlers/api/apitoken", []string{m("queue/sqlite"), m("app/..."), m("cmd/..."), m("handlers"), m("handlers/api")}},
+		// notify declares what it needs of a store.
+		{"app/notify", []string{m("queue/sqlite"), m("app")}},
+		{"handlers", []string{m("queue/sqlite"), m("githubx/..."), m("app/...")}},
+		{"handlers/api", []string{m("queue/sqlite"), m("githubx/..."), m("app/...")}},
+		{"githubx", []string{m("queue/service"), m("queue/engine"), m("queue/sqlite"), m("handlers/..."), m("app/...")}},
+	}
+	for _, r := range rules {
+		t.Run(r.pkg, func(t *testing.T) {
+			t.Parallel()
+			pkg := m(r.pkg)
+			for _, dep := range goList(t, "{{.ImportPath}}", pkg, true) {
+				if dep == pkg {
+					continue
+				}
+				for _, f := range r.forbidden {
+					if matches(f, dep) {
+						t.Errorf("%s depends on %s (forbidden: %s)", r.pkg, dep, f)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestEngineIsPure: the engine's imports prove it does no I/O. It imports
+// the domain model and a few standard packages that compute (fmt only to
+// format strings); the domain model, in turn, imports only such packages.
+func TestEngineIsPure(t *testing.T) {
+	t.Parallel()
+	pure := []string{"context", "errors", "fmt", "math/bits", "slices", "sort", "strconv", "strings", "time",
+		"unicode", "unicode/utf8", m("queue")}
+	for _, pkg := range []string{"queue/engine", "queue"} {
+		for _, imp := range goList(t, `{{join .Imports " "}}`, m(pkg), false) {
+			if !slices.Contains(pure, imp) {
+				t.Errorf("%s imports %s, which is not known to be free of I/O", pkg, imp)
+			}
+		}
+	}
+}

@@ -1,0 +1,414 @@
+package engine
+
+import (
+	"math/bits"
+	"sort"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// Snapshot is everything the engine decides from: one queue's state and the
+// facts known about the world.
+type Snapshot struct {
+	Queue *queue.Queue
+	// TargetHead is the target branch's current head commit.
+	TargetHead string
+	// Entries are the queue's active entries (any order).
+	Entries []*queue.Entry
+	// Runs are the queue's open (not closed) runs.
+	Runs []*queue.TestRun
+	// Checks are the recorded check results, by commit SHA.
+	Checks map[string][]queue.CheckResult
+	// Merges is the queue's recent merge log, oldest first.
+	Merges []queue.MergeRecord
+	// Targets are the impacted targets by PR number (parallel mode): of
+	// active entries, for their submitted head, and of recently merged PRs.
+	Targets map[int]*TargetSet
+	// Required are the checks a run must pass: the queue's requiredStatuses,
+	// else its branch's protection (nil while unknown: no run starts).
+	Required *RequiredChecks
+
+	// idx holds lookups built on first use; Next drops it on entry, so a
+	// snapshot changed between calls (as tests do) is indexed afresh.
+	idx *snapshotIndex
+}
+
+// snapshotIndex speeds up the engine's lookups on large queues.
+type snapshotIndex struct {
+	runs     map[string]*queue.TestRun
+	byBefore map[string]queue.MergeRecord
+	byEntry  map[string]queue.MergeRecord
+}
+
+func (s *Snapshot) index() *snapshotIndex {
+	if s.idx == nil {
+		x := &snapshotIndex{runs: make(map[string]*queue.TestRun, len(s.Runs)),
+			byBefore: make(map[string]queue.MergeRecord, len(s.Merges)), byEntry: make(map[string]queue.MergeRecord, len(s.Merges))}
+		for _, r := range s.Runs {
+			if _, dup := x.runs[r.ID]; !dup {
+				x.runs[r.ID] = r
+			}
+		}
+		for _, m := range s.Merges {
+			x.byBefore[m.Before] = m
+			x.byEntry[m.EntryID] = m
+		}
+		s.idx = x
+	}
+	return s.idx
+}
+
+// parallel reports whether the queue tests in parallel mode.
+func (s *Snapshot) Parallel() bool { return s.Queue.Settings.Mode == queue.ModeParallel }
+
+// targetsOf returns the entry's targets for its submitted head, or nil.
+func (s *Snapshot) targetsOf(e *queue.Entry) *TargetSet {
+	if t := s.Targets[e.PRNumber]; t != nil && t.SHA == e.PRSHA {
+		return t
+	}
+	return nil
+}
+
+// independent reports whether the merged PR pr cannot have affected the
+// unit `entries` (parallel mode: their targets do not overlap).
+func (s *Snapshot) independent(pr int, entries []*queue.Entry) bool {
+	if !s.Parallel() {
+		return false
+	}
+	t := s.Targets[pr]
+	if t == nil {
+		return false
+	}
+	for _, e := range entries {
+		if t.Overlaps(s.targetsOf(e)) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Snapshot) Entry(id string) *queue.Entry {
+	for _, e := range s.Entries {
+		if e.ID == id {
+			return e
+		}
+	}
+	return nil
+}
+
+func (s *Snapshot) Run(id string) *queue.TestRun {
+	if id == "" {
+		return nil
+	}
+	return s.index().runs[id]
+}
+
+// Ordered returns the admitted entries in queue order (SPEC §5.1): first
+// the entries whose tests started (frozen, in Position order), then the
+// others by priority value and admission sequence.
+func (s *Snapshot) Ordered() []*queue.Entry {
+	var out []*queue.Entry
+	for _, e := range s.Entries {
+		if e.Admitted() {
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return entryLess(out[i], out[j]) })
+	return out
+}
+
+func entryLess(a, b *queue.Entry) bool {
+	if af, bf := a.Position > 0, b.Position > 0; af != bf {
+		return af
+	} else if af && a.Position != b.Position {
+		return a.Position < b.Position
+	}
+	if a.PriorityValue != b.PriorityValue {
+		return a.PriorityValue < b.PriorityValue
+	}
+	if a.Seq != b.Seq {
+		return a.Seq < b.Seq
+	}
+	return a.PRNumber < b.PRNumber
+}
+
+// chain is the single-mode chain: the ordered admitted entries, without the
+// ones waiting on a conflicting entry ahead of them (SPEC §5.9), which keep
+// their place but are nobody's base while they wait.
+func (s *Snapshot) chain() []*queue.Entry { return s.chainOf(s.Ordered()) }
+
+// chainOf is chain given the ordered admitted entries.
+func (s *Snapshot) chainOf(ordered []*queue.Entry) []*queue.Entry {
+	pos := map[string]int{}
+	for i, e := range ordered {
+		pos[e.ID] = i
+	}
+	var out []*queue.Entry
+	for i, e := range ordered {
+		if j, ok := pos[e.BlockedBy]; ok && j < i {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// unit is what one run tests: consecutive chain entries sharing a run (or
+// a single entry without one), with the entries its tests include ahead of
+// it: every entry before it in single mode, its transitive dependencies in
+// parallel mode.
+type unit struct {
+	entries []*queue.Entry
+	run     *queue.TestRun // nil if the entries have none (or it is closed)
+	ahead   []*queue.Entry
+}
+
+// units lays the chain out in units, in queue order.
+func (s *Snapshot) units(chain []*queue.Entry) []unit {
+	if s.Parallel() {
+		return s.parallelUnits(chain)
+	}
+	var out []unit
+	for i := 0; i < len(chain); {
+		e, j := chain[i], i+1
+		for e.RunID != "" && j < len(chain) && chain[j].RunID == e.RunID {
+			j++
+		}
+		out = append(out, unit{entries: chain[i:j], run: s.Run(e.RunID), ahead: chain[:i]})
+		i = j
+	}
+	return out
+}
+
+// parallelUnits lays the chain out in units: an entry alone, or the
+// consecutive entries sharing a run (a batch, whose targets are the union
+// of its members', SPEC §5.5). A unit's ahead are its transitive
+// dependencies: the entries before it whose impacted targets overlap its
+// own or those of another dependency, in queue order.
+//
+// It runs in O(n·(t + n/64)) for n units of t targets each: the closure
+// of the last earlier unit touching a target already holds every earlier
+// one touching it (they overlap), and likewise for the last ALL unit
+// (which overlaps every non-empty unit before it) and the last unit of
+// unknown targets (which overlaps everything).
+func (s *Snapshot) parallelUnits(chain []*queue.Entry) []unit {
+	var groups [][]*queue.Entry
+	for i := 0; i < len(chain); {
+		j := i + 1
+		for chain[i].RunID != "" && j < len(chain) && chain[j].RunID == chain[i].RunID {
+			j++
+		}
+		groups = append(groups, chain[i:j])
+		i = j
+	}
+	n := len(groups)
+	words := (n + 63) / 64
+	deps := make([][]uint64, n)
+	targets := make([]*TargetSet, n)
+	lastTouch := map[string]int{}
+	lastAll, lastUnknown := -1, -1
+	for i, g := range groups {
+		d := make([]uint64, words)
+		deps[i] = d
+		take := func(j int) {
+			if j < 0 {
+				return
+			}
+			d[j/64] |= 1 << (j % 64)
+			for w, set := range deps[j] {
+				d[w] |= set
+			}
+		}
+		te := s.unitTargets(g)
+		targets[i] = te
+		switch {
+		case te == nil:
+			for j := 0; j < i; j++ {
+				d[j/64] |= 1 << (j % 64)
+			}
+		case te.All:
+			take(lastUnknown) // its closure: everything before it
+			for j := 0; j < i; j++ {
+				if tj := targets[j]; tj == nil || tj.All || tj.Len() > 0 {
+					d[j/64] |= 1 << (j % 64)
+				}
+			}
+		default:
+			take(lastUnknown)
+			if te.Len() > 0 {
+				take(lastAll)
+				for name := range te.set {
+					if j, ok := lastTouch[name]; ok {
+						take(j)
+					}
+				}
+			}
+		}
+		switch {
+		case te == nil:
+			lastUnknown = i
+		case te.All:
+			lastAll = i
+		default:
+			for name := range te.set {
+				lastTouch[name] = i
+			}
+		}
+	}
+	out := make([]unit, n)
+	for i, g := range groups {
+		size := 0
+		for w, set := range deps[i] {
+			for set != 0 {
+				b := set & -set
+				size += len(groups[w*64+bits.TrailingZeros64(b)])
+				set ^= b
+			}
+		}
+		ahead := make([]*queue.Entry, 0, size)
+		for w, set := range deps[i] {
+			for set != 0 {
+				b := set & -set
+				ahead = append(ahead, groups[w*64+bits.TrailingZeros64(b)]...)
+				set ^= b
+			}
+		}
+		out[i] = unit{entries: g, run: s.Run(g[0].RunID), ahead: ahead}
+	}
+	return out
+}
+
+// unitTargets is the union of the entries' targets: unknown (nil) if one
+// is unknown, ALL if one is ALL.
+func (s *Snapshot) unitTargets(es []*queue.Entry) *TargetSet {
+	if len(es) == 1 {
+		return s.targetsOf(es[0])
+	}
+	u := &TargetSet{set: map[string]struct{}{}}
+	for _, e := range es {
+		t := s.targetsOf(e)
+		if t == nil {
+			return nil
+		}
+		u.All = u.All || t.All
+		for name := range t.set {
+			u.set[name] = struct{}{}
+		}
+	}
+	if u.All {
+		u.set = nil
+	}
+	return u
+}
+
+// unitValid reports whether run r still tests the unit `entries` on what it
+// would be tested on now: following the merge log from r's base reaches the
+// target head, merging first the leading entries of r's sequence (r.Ahead
+// then r.EntryIDs) in order, and otherwise only PRs independent of the unit
+// (parallel mode); and the rest of that sequence is exactly `ahead` followed
+// by `entries`. Otherwise it names the restart reason.
+func (s *Snapshot) unitValid(r *queue.TestRun, ahead, entries []*queue.Entry) (bool, queue.Reason) {
+	seq := make([]string, 0, len(r.Ahead)+len(r.EntryIDs))
+	seq = append(append(seq, r.Ahead...), r.EntryIDs...)
+	rest, ok := s.walkToHead(r.BaseSHA, seq, entries)
+	if !ok {
+		return false, queue.ReasonRestartedBaseMoved
+	}
+	if len(rest) != len(ahead)+len(entries) {
+		return false, queue.ReasonRestartedDependencyRemoved
+	}
+	for i, id := range rest {
+		want := ""
+		if i < len(ahead) {
+			want = ahead[i].ID
+		} else {
+			want = entries[i-len(ahead)].ID
+		}
+		if id != want {
+			return false, queue.ReasonRestartedDependencyRemoved
+		}
+	}
+	return true, ""
+}
+
+// walkToHead follows the queue's merge log from base to the target head.
+// Merges of seq's entries must come in seq's order; any other merge must be
+// of a PR independent of the unit. It returns the entries of seq not merged
+// yet; ok is false when the log does not lead to the head that way (the
+// branch moved outside the queue, or something the unit depends on landed).
+func (s *Snapshot) walkToHead(base string, seq []string, unit []*queue.Entry) ([]string, bool) {
+	byBefore := s.index().byBefore
+	var inSeq map[string]bool // built only if something else merged
+	cur, k := base, 0
+	for steps := 0; cur != s.TargetHead; steps++ {
+		m, found := byBefore[cur]
+		if !found || steps > len(s.Merges) {
+			return nil, false
+		}
+		if k < len(seq) && m.EntryID == seq[k] {
+			k++
+			cur = m.After
+			continue
+		}
+		if inSeq == nil {
+			inSeq = make(map[string]bool, len(seq))
+			for _, id := range seq {
+				inSeq[id] = true
+			}
+		}
+		// seq's entries merge in order, so one of seq[k:] merging out of
+		// order is caught here, as is any merge the unit depends on.
+		if inSeq[m.EntryID] || !s.independent(m.PRNumber, unit) {
+			return nil, false
+		}
+		cur = m.After
+	}
+	return seq[k:], true
+}
+
+// walkMerges follows the merge log from base through the leading entries of
+// seq that the queue merged in that order, returning the resulting head and
+// the entries not merged yet; ok is false if the log does not chain.
+func (s *Snapshot) walkMerges(base string, seq []string) (string, []string, bool) {
+	merged := s.index().byEntry
+	cur, k := base, 0
+	for ; k < len(seq); k++ {
+		m, found := merged[seq[k]]
+		if !found {
+			break
+		}
+		if m.Before != cur {
+			return "", nil, false
+		}
+		cur = m.After
+	}
+	return cur, seq[k:], true
+}
+
+func ids(es []*queue.Entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.ID
+	}
+	return out
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}
+
+// RequiredChecks are the check names a test run must pass (SPEC §6).
+type RequiredChecks struct {
+	// Names are the queue's requiredStatuses when set (empty: explicitly
+	// none, a run passes once built), else branch protection's.
+	Names []string
+	// Unset: the queue sets no requiredStatuses and branch protection
+	// requires nothing. No run starts: its entries fail
+	// no_required_statuses (a queue that checks nothing is chosen
+	// explicitly).
+	Unset bool
+}

@@ -1,0 +1,133 @@
+package service
+
+import (
+	"sync"
+	"time"
+
+	"github.com/mergequeue/mq/queue/engine"
+)
+
+// The Service keeps three caches. None is an engine input the store lacks:
+// each is a copy of GitHub's or the store's state, bounded, and losing it
+// (a restart) costs only a read.
+
+// pollSchedule remembers when each not_ready entry's PR was last read, so
+// each is re-read at most every NotReadyPoll. Entries not read for ten
+// polls are swept once more than maxPolled are remembered.
+type pollSchedule struct {
+	mu   sync.Mutex
+	last map[string]time.Time
+}
+
+// maxPolled is the number of remembered reads above which stale ones are
+// swept.
+const maxPolled = 1024
+
+func newPollSchedule() *pollSchedule { return &pollSchedule{last: map[string]time.Time{}} }
+
+// due reports whether the entry's PR is due for a read at now, and if so
+// records the read.
+func (p *pollSchedule) due(entryID string, now time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if last, ok := p.last[entryID]; ok && now.Sub(last) < engine.NotReadyPoll {
+		return false
+	}
+	p.last[entryID] = now
+	if len(p.last) > maxPolled {
+		for id, at := range p.last {
+			if now.Sub(at) > 10*engine.NotReadyPoll {
+				delete(p.last, id)
+			}
+		}
+	}
+	return true
+}
+
+// forget drops an entry that ended.
+func (p *pollSchedule) forget(entryID string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.last, entryID)
+}
+
+// protectionCache keeps each queue's branch-protection required checks for
+// one reconcile interval, so a burst of test runs reads them once and a
+// change made on GitHub applies within the interval. One entry per queue.
+type protectionCache struct {
+	mu  sync.Mutex
+	ttl time.Duration
+	by  map[int64]protectionRead
+}
+
+// protectionRead is a branch protection's required checks as read at a
+// time.
+type protectionRead struct {
+	checks []string
+	at     time.Time
+}
+
+func newProtectionCache(ttl time.Duration) *protectionCache {
+	return &protectionCache{ttl: ttl, by: map[int64]protectionRead{}}
+}
+
+// get returns the queue's required checks if read within the interval.
+func (c *protectionCache) get(queueID int64, now time.Time) ([]string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.by[queueID]
+	if !ok || now.Sub(r.at) >= c.ttl {
+		return nil, false
+	}
+	return append([]string{}, r.checks...), true
+}
+
+func (c *protectionCache) put(queueID int64, checks []string, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.by[queueID] = protectionRead{checks: append([]string{}, checks...), at: now}
+}
+
+// drop forgets a queue (deleted).
+func (c *protectionCache) drop(queueID int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.by, queueID)
+}
+
+// targetCache keeps the indexed impacted targets each queue's last
+// snapshot used (parallel mode), so a step does not rebuild them; each
+// snapshot replaces its queue's set, so the cache holds no more than the
+// queue's active entries and recent merges.
+type targetCache struct {
+	mu sync.Mutex
+	by map[int64]map[int]*engine.TargetSet // queue → PR → targets (nil = none uploaded)
+}
+
+func newTargetCache() *targetCache { return &targetCache{by: map[int64]map[int]*engine.TargetSet{}} }
+
+// lookup returns a PR's cached targets.
+func (c *targetCache) lookup(queueID int64, pr int) (*engine.TargetSet, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ts, ok := c.by[queueID][pr]
+	return ts, ok
+}
+
+// replace makes set the queue's cache.
+func (c *targetCache) replace(queueID int64, set map[int]*engine.TargetSet) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.by[queueID] = set
+}
+
+// forget drops a PR's targets (uploaded again) or, with pr < 0, a queue's.
+func (c *targetCache) forget(queueID int64, pr int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if pr < 0 {
+		delete(c.by, queueID)
+		return
+	}
+	delete(c.by[queueID], pr)
+}

@@ -1,0 +1,318 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/engine"
+)
+
+// CreateQueue creates a queue with the given settings (ErrExists if the
+// queue exists; *InputError if the key breaks the naming rules or the
+// settings are invalid). Every stored queue has a valid key, so the
+// workers only ever put valid names into GitHub paths.
+func (s *Service) CreateQueue(ctx context.Context, key queue.QueueKey, settings queue.Settings) (*queue.Queue, error) {
+	if err := key.Validate(); err != nil {
+		return nil, &queue.InputError{Msg: err.Error()}
+	}
+	if err := settings.Validate(); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	q := &queue.Queue{Key: key, State: queue.QueueRunning, Settings: settings, CreatedAt: now, UpdatedAt: now, NextSeq: 1}
+	if err := s.store.CreateQueue(ctx, q); err != nil {
+		return nil, fmt.Errorf("failed to create queue %s: %w", key, err)
+	}
+	s.opts.Wake(q.ID)
+	return q, nil
+}
+
+// GetQueue returns a queue and its admitted active entries in queue order.
+func (s *Service) GetQueue(ctx context.Context, key queue.QueueKey) (*queue.Queue, []*queue.Entry, error) {
+	q, err := s.store.GetQueue(ctx, key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to load queue %s: %w", key, err)
+	}
+	entries, err := s.store.ListActiveEntries(ctx, q.ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to list entries of %s: %w", key, err)
+	}
+	return q, (&engine.Snapshot{Entries: entries}).Ordered(), nil
+}
+
+// QueueByID returns a queue by its ID.
+func (s *Service) QueueByID(ctx context.Context, id int64) (*queue.Queue, error) {
+	return s.store.GetQueueByID(ctx, id)
+}
+
+// ListQueues returns every queue.
+func (s *Service) ListQueues(ctx context.Context) ([]*queue.Queue, error) {
+	return s.store.ListQueues(ctx)
+}
+
+// Submit puts a PR into a queue as not_ready (it is admitted once ready),
+// reading the PR from GitHub. Resubmitting an active entry only updates its
+// priority and noBatch. A PR that ended keeps its entry ID.
+func (s *Service) Submit(ctx context.Context, req queue.SubmitRequest) (*queue.Entry, error) {
+	q, err := s.store.GetQueue(ctx, req.Key)
+	if err != nil {
+		return nil, fmt.Errorf("failed to load queue %s: %w", req.Key, err)
+	}
+	value, name, usedDefault, err := queue.ParsePriority(req.Priority)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := s.gh.GetPullRequest(ctx, q.Key.Repo, req.PRNumber)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read pull request #%d: %w", req.PRNumber, err)
+	}
+	defer s.lock(q.ID)()
+	e, err := s.store.GetEntry(ctx, q.ID, req.PRNumber)
+	switch {
+	case errors.Is(err, queue.ErrNotFound):
+		e = &queue.Entry{ID: s.opts.NewID(), QueueID: q.ID, PRNumber: req.PRNumber}
+	case err != nil:
+		return nil, fmt.Errorf("failed to load entry for #%d: %w", req.PRNumber, err)
+	}
+	if e.Active() && e.State != "" {
+		if req.Priority != "" {
+			e.PriorityValue, e.PriorityName, e.UsedDefaultPriorityName = value, name, usedDefault
+		}
+		e.NoBatch = req.NoBatch
+		e.Direct = e.Direct || req.Direct
+		if err := s.store.SaveEntry(ctx, e); err != nil {
+			return nil, fmt.Errorf("failed to update entry for #%d: %w", req.PRNumber, err)
+		}
+		s.opts.Wake(q.ID)
+		return e, nil
+	}
+	now := s.now()
+	submitter := req.Submitter
+	if submitter == "" {
+		submitter = pr.Author
+	}
+	from := e.State
+	*e = queue.Entry{
+		ID: e.ID, QueueID: q.ID, PRNumber: req.PRNumber, PRSHA: pr.HeadSHA, PR: pr.PRFacts,
+		State: queue.StateNotReady, StateReason: queue.ReasonSubmitted, StateChangedAt: now,
+		PriorityValue: value, PriorityName: name, UsedDefaultPriorityName: usedDefault,
+		NoBatch: req.NoBatch, Direct: req.Direct, Submitter: submitter, Source: req.Source,
+		SubmittedAt: now,
+	}
+	if ok, why := engine.Ready(q, e); !ok {
+		e.StateReasonDetail = why
+	}
+	err = s.store.WithTx(ctx, func(tx queue.Store) error {
+		if err := tx.SaveEntry(ctx, e); err != nil {
+			return err
+		}
+		ev := &queue.Event{QueueID: q.ID, EntryID: e.ID, PRNumber: e.PRNumber, At: now,
+			From: from, To: queue.StateNotReady, Reason: queue.ReasonSubmitted, Detail: "submitted by @" + submitter + " (" + req.Source + ")"}
+		if err := tx.AddEvent(ctx, ev); err != nil {
+			return err
+		}
+		return showChange(ctx, tx, q, e, from, ev)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("failed to save entry for #%d: %w", req.PRNumber, err)
+	}
+	s.rec.Wake()
+	s.opts.Wake(q.ID)
+	return e, nil
+}
+
+// Cancel removes a PR's active entry from a queue (ErrNotActive if none).
+func (s *Service) Cancel(ctx context.Context, key queue.QueueKey, prNumber int, reason queue.Reason, detail string) (*queue.Entry, error) {
+	q, err := s.store.GetQueue(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("failed to load queue %s: %w", key, err)
+	}
+	return s.cancel(ctx, q, prNumber, reason, detail)
+}
+
+func (s *Service) cancel(ctx context.Context, q *queue.Queue, prNumber int, reason queue.Reason, detail string) (*queue.Entry, error) {
+	defer s.lock(q.ID)()
+	e, err := s.store.GetEntry(ctx, q.ID, prNumber)
+	if errors.Is(err, queue.ErrNotFound) || (err == nil && !e.Active()) {
+		return nil, fmt.Errorf("#%d in %s: %w", prNumber, q.Key, queue.ErrNotActive)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to load entry for #%d: %w", prNumber, err)
+	}
+	if e.MergeIntent {
+		// A merge is in flight: it may land. The cancellation applies once
+		// it is settled, if the PR did not merge.
+		e.CancelReason, e.CancelDetail = reason, detail
+		if err := s.store.SaveEntry(ctx, e); err != nil {
+			return nil, fmt.Errorf("failed to record the cancellation of #%d: %w", prNumber, err)
+		}
+		s.opts.Wake(q.ID)
+		return e, nil
+	}
+	var fx effects
+	if err := s.transition(ctx, &fx, q, engine.Transition{EntryID: e.ID, To: queue.StateCancelled, Reason: reason, Detail: detail, ClearRun: true}); err != nil {
+		return nil, err
+	}
+	s.leaveToReconciler(&fx)
+	s.opts.Wake(q.ID)
+	return s.store.GetEntryByID(ctx, e.ID)
+}
+
+// leaveToReconciler drops the GitHub side of a change made for an API
+// request or a webhook (the branch of a run it closed): no GitHub write
+// happens there; the reconciler deletes branches no live run owns.
+func (s *Service) leaveToReconciler(fx *effects) {
+	if len(fx.io) > 0 || len(fx.commit) > 0 {
+		s.rec.Wake()
+	}
+}
+
+// CancelPR cancels a PR's active entries in every queue of the repository.
+func (s *Service) CancelPR(ctx context.Context, repo queue.Repo, prNumber int, reason queue.Reason, detail string) ([]*queue.Entry, error) {
+	active, err := s.store.FindActiveEntries(ctx, repo, prNumber)
+	if err != nil {
+		return nil, fmt.Errorf("failed to find entries of #%d: %w", prNumber, err)
+	}
+	out := []*queue.Entry{}
+	for _, e := range active {
+		q, err := s.store.GetQueueByID(ctx, e.QueueID)
+		if err != nil {
+			return out, fmt.Errorf("failed to load queue %d: %w", e.QueueID, err)
+		}
+		c, err := s.cancel(ctx, q, prNumber, reason, detail)
+		if errors.Is(err, queue.ErrNotActive) {
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// ActiveEntries returns a PR's active entries in every queue of the repository.
+func (s *Service) ActiveEntries(ctx context.Context, repo queue.Repo, prNumber int) ([]*queue.Entry, error) {
+	return s.store.FindActiveEntries(ctx, repo, prNumber)
+}
+
+// GetSubmitted returns a PR's entry in a queue, active or ended (ErrNotFound
+// if the queue is unknown or the PR was never submitted to it).
+func (s *Service) GetSubmitted(ctx context.Context, key queue.QueueKey, prNumber int) (*queue.SubmittedPR, error) {
+	q, entries, err := s.GetQueue(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	e, err := s.store.GetEntry(ctx, q.ID, prNumber)
+	if err != nil {
+		return nil, fmt.Errorf("failed to load #%d in %s: %w", prNumber, key, err)
+	}
+	pos := 0
+	for i, o := range entries {
+		if o.ID == e.ID {
+			pos = i + 1
+		}
+	}
+	return s.describeEntry(ctx, q, e, pos)
+}
+
+func mergeability(f queue.PRFacts) string {
+	switch {
+	case f.ReadAt.IsZero():
+		return "unspecified"
+	case f.MergeableState == "dirty" || (f.Mergeable != nil && !*f.Mergeable):
+		return "not_mergeable"
+	case f.Mergeable == nil && (f.MergeableState == "" || f.MergeableState == "unknown"):
+		return "in_progress"
+	default:
+		return "mergeable"
+	}
+}
+
+// OnPullRequest records new facts about a PR in every queue where it is
+// active, and wakes those queues.
+func (s *Service) OnPullRequest(ctx context.Context, repo queue.Repo, pr queue.PullRequest) error {
+	active, err := s.store.FindActiveEntries(ctx, repo, pr.Number)
+	if err != nil {
+		return fmt.Errorf("failed to find entries of #%d: %w", pr.Number, err)
+	}
+	if pr.ReadAt.IsZero() {
+		pr.ReadAt = s.now()
+	}
+	for _, e := range active {
+		if err := s.applyFacts(ctx, e.QueueID, e.ID, pr.PRFacts, false); err != nil {
+			return err
+		}
+		s.opts.Wake(e.QueueID)
+	}
+	return nil
+}
+
+// OnCheck records a status or check run and wakes the queues testing that
+// commit.
+func (s *Service) OnCheck(ctx context.Context, repo queue.Repo, c queue.CheckResult) error {
+	if c.UpdatedAt.IsZero() {
+		c.UpdatedAt = s.now()
+	}
+	if err := s.store.RecordCheck(ctx, repo, c); err != nil {
+		return fmt.Errorf("failed to record check %s on %s: %w", c.Name, queue.ShortSHA(c.SHA), err)
+	}
+	runs, err := s.store.FindRunsBySHA(ctx, repo, c.SHA)
+	if err != nil {
+		return fmt.Errorf("failed to find runs of %s: %w", queue.ShortSHA(c.SHA), err)
+	}
+	for _, r := range runs {
+		s.opts.Wake(r.QueueID)
+	}
+	return nil
+}
+
+// OnPush wakes the queues whose target branch moved.
+func (s *Service) OnPush(ctx context.Context, repo queue.Repo, branch, sha string) error {
+	q, err := s.store.GetQueue(ctx, queue.QueueKey{Repo: repo, Branch: branch})
+	if errors.Is(err, queue.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("failed to look up queue for %s: %w", branch, err)
+	}
+	s.opts.Wake(q.ID)
+	return nil
+}
+
+// Restart tests an active, admitted entry again: its run is dropped and a
+// new one starts on the same predicted base; its position is unchanged and
+// no other run restarts (SPEC §5.6). ErrNotActive if the PR is not active
+// in the queue; *InputError if it is not admitted yet.
+func (s *Service) Restart(ctx context.Context, key queue.QueueKey, prNumber int) (*queue.Entry, error) {
+	q, err := s.store.GetQueue(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("failed to load queue %s: %w", key, err)
+	}
+	defer s.lock(q.ID)()
+	e, err := s.store.GetEntry(ctx, q.ID, prNumber)
+	if errors.Is(err, queue.ErrNotFound) || (err == nil && !e.Active()) {
+		return nil, fmt.Errorf("#%d in %s: %w", prNumber, q.Key, queue.ErrNotActive)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to load entry for #%d: %w", prNumber, err)
+	}
+	if e.State == queue.StateNotReady {
+		return nil, queue.Inputf("#%d is not admitted to the queue yet: %s", prNumber, e.StateReasonDetail)
+	}
+	if e.MergeIntent {
+		return nil, queue.Inputf("#%d is being merged", prNumber)
+	}
+	if e.RunID != "" {
+		var fx effects
+		if err := s.transition(ctx, &fx, q, engine.Transition{EntryID: e.ID, To: queue.StatePending, Reason: queue.ReasonRestartedByUser,
+			Detail: "tests restarted on request", ClearRun: true}); err != nil {
+			return nil, err
+		}
+		s.leaveToReconciler(&fx)
+	}
+	s.opts.Wake(q.ID)
+	return s.store.GetEntryByID(ctx, e.ID)
+}

@@ -1,0 +1,180 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// inflight is the set of branches this process is creating right now: they
+// are recorded (Ref) but not yet owned by a started run. The reconciler
+// leaves them alone. It is process state by nature: after a restart nothing
+// is in flight, and every recorded branch is judged by its run alone.
+type inflight struct {
+	mu    sync.Mutex
+	names map[inflightKey]int
+}
+
+type inflightKey struct {
+	repo queue.Repo
+	name string
+}
+
+func newInflight() *inflight { return &inflight{names: map[inflightKey]int{}} }
+
+// add marks branches in flight; the returned func unmarks them.
+func (f *inflight) add(repo queue.Repo, names ...string) func() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, n := range names {
+		f.names[inflightKey{repo.Fold(), n}]++
+	}
+	return func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, n := range names {
+			k := inflightKey{repo.Fold(), n}
+			if f.names[k]--; f.names[k] <= 0 {
+				delete(f.names, k)
+			}
+		}
+	}
+}
+
+func (f *inflight) has(repo queue.Repo, name string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.names[inflightKey{repo.Fold(), name}] > 0
+}
+
+// branchPrefix matches both kinds of branches the queue creates.
+const branchPrefix = "mq-"
+
+// ownBranch reports whether name is a branch the queue creates.
+func ownBranch(name string) bool {
+	return strings.HasPrefix(name, queue.ScratchPrefix) || strings.HasPrefix(name, queue.TestPrefix)
+}
+
+// cleanBranches deletes the recorded branches no live run owns and, for
+// each repository once per reconcile interval (and at start-up), every
+// mq-temp/ or mq-merge/ branch on GitHub that is not recorded: a branch
+// left behind by a crash, whatever its moment, is found one way or the
+// other.
+func (r *Reconciler) cleanBranches(ctx context.Context) error {
+	queues, err := r.store.ListQueues(ctx)
+	if err != nil {
+		return fmt.Errorf("failed to list queues: %w", err)
+	}
+	repos := map[queue.Repo]queue.Repo{}
+	for _, q := range queues {
+		repos[q.Key.Repo.Fold()] = q.Key.Repo
+	}
+	for folded, repo := range repos {
+		if err := r.cleanRecorded(ctx, repo); err != nil {
+			return err
+		}
+		r.mu.Lock()
+		last, ok := r.swept[folded]
+		r.mu.Unlock()
+		if ok && r.now().Sub(last) < r.every {
+			continue
+		}
+		if err := r.sweep(ctx, repo); err != nil {
+			return err
+		}
+		r.mu.Lock()
+		r.swept[folded] = r.now()
+		r.mu.Unlock()
+	}
+	return nil
+}
+
+// cleanRecorded deletes the recorded branches of a repository that no live
+// run owns, then forgets them.
+func (r *Reconciler) cleanRecorded(ctx context.Context, repo queue.Repo) error {
+	refs, err := r.store.ListRefs(ctx, repo)
+	if err != nil {
+		return err
+	}
+	for _, ref := range refs {
+		live, err := r.live(ctx, ref)
+		if err != nil {
+			return err
+		}
+		if live {
+			continue
+		}
+		if err := r.deleteBranch(ctx, repo, ref.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// live reports whether a recorded branch is still needed: being created by
+// this process, or the published branch of a run that is not closed (a run
+// left building by a crash counts until the engine closes it).
+func (r *Reconciler) live(ctx context.Context, ref queue.Ref) (bool, error) {
+	if r.inflight.has(ref.Repo, ref.Name) {
+		return true, nil
+	}
+	if ref.RunID == "" {
+		return false, nil
+	}
+	run, err := r.store.GetRun(ctx, ref.RunID)
+	if errors.Is(err, queue.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("failed to load run %s: %w", ref.RunID, err)
+	}
+	return !run.Closed && run.Branch == ref.Name, nil
+}
+
+// sweep deletes the queue's branches on GitHub that nothing recorded. The
+// records are read after GitHub's list: a branch is recorded before it is
+// created, so any branch in the list that is being created is in them.
+func (r *Reconciler) sweep(ctx context.Context, repo queue.Repo) error {
+	names, err := r.gh.ListBranches(ctx, repo, branchPrefix)
+	if err != nil {
+		return fmt.Errorf("failed to list the branches of %s: %w", repo.FullName(), err)
+	}
+	refs, err := r.store.ListRefs(ctx, repo)
+	if err != nil {
+		return err
+	}
+	recorded := map[string]bool{}
+	for _, ref := range refs {
+		recorded[ref.Name] = true
+	}
+	for _, name := range names {
+		if !ownBranch(name) || recorded[name] || r.inflight.has(repo, name) {
+			continue
+		}
+		zerolog.Ctx(ctx).Info().Str("branch", name).Msg("deleting a branch no run owns")
+		if err := r.deleteBranch(ctx, repo, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteBranch deletes a branch (a missing one is no error) and forgets its
+// record. A refusal other than a transient failure is logged and the
+// record kept, to try again at the next pass.
+func (r *Reconciler) deleteBranch(ctx context.Context, repo queue.Repo, name string) error {
+	if err := r.gh.DeleteBranch(ctx, repo, name); err != nil {
+		if errors.Is(err, queue.ErrTransient) {
+			return fmt.Errorf("failed to delete branch %s: %w", name, err)
+		}
+		zerolog.Ctx(ctx).Warn().Err(err).Str("branch", name).Msg("failed to delete a branch; will retry")
+		return nil
+	}
+	return r.store.ForgetRef(ctx, repo, name)
+}

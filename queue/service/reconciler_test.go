@@ -1,0 +1,285 @@
+package service_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/memstore"
+	"github.com/mergequeue/mq/queue/service"
+)
+
+// recWorld is a reconciler over a memstore and a surfaceGitHub, with a
+// clock the test moves.
+type recWorld struct {
+	t     *testing.T
+	ctx   context.Context
+	store *memstore.Store
+	gh    *surfaceGitHub
+	rec   *service.Reconciler
+	now   time.Time
+	q     *queue.Queue
+}
+
+func newRecWorld(t *testing.T, edit func(*queue.Settings)) *recWorld {
+	t.Helper()
+	w := &recWorld{t: t, ctx: context.Background(), store: memstore.New(), gh: newSurfaceGitHub(),
+		now: time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)}
+	svc := service.NewService(w.store, w.gh, service.Options{Now: func() time.Time { return w.now }, ReconcileEvery: time.Minute})
+	w.rec = svc.Reconciler()
+	s := queue.DefaultSettings()
+	if edit != nil {
+		edit(&s)
+	}
+	q, err := svc.CreateQueue(w.ctx, opsKey, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.q = q
+	return w
+}
+
+// set saves an entry of PR n in state st on head sha and makes its
+// surfaces due, as a state change does.
+func (w *recWorld) set(n int, sha string, st queue.EntryState, reason queue.Reason) *queue.Entry {
+	w.t.Helper()
+	e, err := w.store.GetEntry(w.ctx, w.q.ID, n)
+	if errors.Is(err, queue.ErrNotFound) {
+		e = &queue.Entry{ID: fmt.Sprintf("entry-%d", n), QueueID: w.q.ID, PRNumber: n, SubmittedAt: w.now,
+			PriorityName: "medium", PriorityValue: 100, Source: "comment"}
+	} else if err != nil {
+		w.t.Fatal(err)
+	}
+	e.PRSHA, e.State, e.StateReason, e.StateReasonDetail = sha, st, reason, "detail of "+string(st)
+	if err := w.store.SaveEntry(w.ctx, e); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := w.store.TouchSurface(w.ctx, w.q.ID, e.ID); err != nil {
+		w.t.Fatal(err)
+	}
+	return e
+}
+
+// pass runs one reconciliation pass and returns its error.
+func (w *recWorld) pass() error {
+	w.t.Helper()
+	_, err := w.rec.Pass(w.ctx)
+	return err
+}
+
+func (w *recWorld) mustPass() {
+	w.t.Helper()
+	if err := w.pass(); err != nil {
+		w.t.Fatalf("pass: %v", err)
+	}
+}
+
+func (w *recWorld) surface(e *queue.Entry) *queue.Surface {
+	w.t.Helper()
+	sf, err := w.store.GetSurface(w.ctx, e.ID)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return sf
+}
+
+func TestReconcilerSurfacesFollowTheEntry(t *testing.T) {
+	t.Parallel()
+	w := newRecWorld(t, func(s *queue.Settings) { s.StateLabelsEnabled = true })
+	e := w.set(1, "head1", queue.StatePending, queue.ReasonAdmitted)
+	w.mustPass()
+	comments := w.gh.commentsOn(1)
+	if len(comments) != 1 || !strings.Contains(comments[0], service.StatusMarker(w.q)) || !strings.Contains(comments[0], "Queued") {
+		t.Fatalf("comments %q, want one sticky comment saying Queued", comments)
+	}
+	runs := w.gh.checkRunsOn("head1")
+	if len(runs) != 1 || runs[0].Status != "queued" || runs[0].ExternalID != e.ID || runs[0].Name != "Merge Queue (main)" {
+		t.Fatalf("check runs %+v, want one queued run for the entry", runs)
+	}
+	if got := w.gh.labels[1]; len(got) != 1 || got[0] != "mq:pending" {
+		t.Fatalf("labels %v, want [mq:pending]", got)
+	}
+	if sf := w.surface(e); sf.Due() || sf.CommentCreating || sf.CheckRunCreating {
+		t.Fatalf("surface after a pass: %+v", sf)
+	}
+
+	calls := w.gh.count("UpsertComment") + w.gh.count("UpsertCheckRun")
+	w.mustPass() // nothing due: nothing written
+	if got := w.gh.count("UpsertComment") + w.gh.count("UpsertCheckRun"); got != calls {
+		t.Fatalf("a pass with nothing due wrote %d times", got-calls)
+	}
+
+	w.set(1, "head1", queue.StateMerged, queue.ReasonMergedByQueue)
+	w.mustPass()
+	comments = w.gh.commentsOn(1)
+	if len(comments) != 1 || !strings.Contains(comments[0], "Merged") {
+		t.Fatalf("comments %q, want the one sticky comment edited to Merged", comments)
+	}
+	runs = w.gh.checkRunsOn("head1")
+	if len(runs) != 1 || runs[0].Status != "completed" || runs[0].Conclusion != "success" {
+		t.Fatalf("check runs %+v, want the one run completed with success", runs)
+	}
+	if got := w.gh.labels[1]; len(got) != 1 || got[0] != "mq:merged" {
+		t.Fatalf("labels %v, want [mq:merged]", got)
+	}
+}
+
+// A write that reached GitHub but whose answer was lost (a crash, an
+// ambiguous 502) is found again before anything is created twice.
+func TestReconcilerLooksBeforeCreatingAgain(t *testing.T) {
+	t.Parallel()
+	w := newRecWorld(t, nil)
+	e := w.set(1, "head1", queue.StateTesting, queue.ReasonTesting)
+	w.gh.applyThenFail["UpsertComment"] = 1
+	w.gh.applyThenFail["UpsertCheckRun"] = 1
+	if err := w.pass(); !errors.Is(err, queue.ErrTransient) {
+		t.Fatalf("pass = %v, want the transient failure", err)
+	}
+	if sf := w.surface(e); !sf.Due() || !sf.CommentCreating || !sf.CheckRunCreating {
+		t.Fatalf("surface after lost answers: %+v, want due with both creates unconfirmed", sf)
+	}
+	w.set(1, "head1", queue.StateTestsPassed, queue.ReasonTestsPassed)
+	w.mustPass()
+	if got := w.gh.commentsOn(1); len(got) != 1 || !strings.Contains(got[0], "Tests passed") {
+		t.Fatalf("comments %q, want one sticky comment, edited", got)
+	}
+	if got := w.gh.checkRunsOn("head1"); len(got) != 1 || got[0].Title != "✅ Tests passed, waiting to merge" {
+		t.Fatalf("check runs %+v, want one, edited", got)
+	}
+	if w.gh.count("FindComment") != 1 || w.gh.count("FindCheckRun") != 1 {
+		t.Fatalf("looked up %d comments and %d check runs, want one each", w.gh.count("FindComment"), w.gh.count("FindCheckRun"))
+	}
+}
+
+// A check run left open on an older head is completed when the entry moves
+// to a new head, so none stays queued or in progress.
+func TestReconcilerCompletesTheCheckRunOfAnOldHead(t *testing.T) {
+	t.Parallel()
+	w := newRecWorld(t, nil)
+	w.set(1, "old", queue.StateTesting, queue.ReasonTesting)
+	w.mustPass()
+	w.set(1, "new", queue.StateNotReady, queue.ReasonSubmitted) // pushed and submitted again
+	w.mustPass()
+	old := w.gh.checkRunsOn("old")
+	if len(old) != 1 || old[0].Status != "completed" || old[0].Conclusion != "cancelled" {
+		t.Fatalf("check runs on the old head %+v, want one completed as cancelled", old)
+	}
+	if got := w.gh.checkRunsOn("new"); len(got) != 1 || got[0].Status != "queued" {
+		t.Fatalf("check runs on the new head %+v, want one queued", got)
+	}
+}
+
+// Failures back a surface off in the store (so a restart keeps the
+// schedule); a transient one ends the pass, a refusal gives up after
+// maxSurfaceAttempts.
+func TestReconcilerBacksOffAndGivesUp(t *testing.T) {
+	t.Parallel()
+	w := newRecWorld(t, func(s *queue.Settings) { s.StatusCheckEnabled = false })
+	e := w.set(1, "head1", queue.StatePending, queue.ReasonAdmitted)
+	refused := errors.New("422 locked conversation")
+	for range 20 {
+		w.gh.fail["UpsertComment"] = append(w.gh.fail["UpsertComment"], refused)
+	}
+	w.mustPass()
+	sf := w.surface(e)
+	if !sf.Due() || sf.Attempts != 1 || !sf.NextAttemptAt.After(w.now) || !strings.Contains(sf.LastError, "locked") {
+		t.Fatalf("surface after a refusal: %+v, want due, one attempt, backing off", sf)
+	}
+	calls := w.gh.count("UpsertComment")
+	w.mustPass() // still backing off
+	if w.gh.count("UpsertComment") != calls {
+		t.Fatal("retried before the backoff was over")
+	}
+	for i := 2; i <= 10; i++ {
+		w.now = w.now.Add(2 * time.Minute)
+		w.mustPass()
+	}
+	sf = w.surface(e)
+	if sf.Due() || sf.Attempts != 10 {
+		t.Fatalf("surface after 10 refusals: %+v, want given up", sf)
+	}
+	if len(w.gh.commentsOn(1)) != 0 {
+		t.Fatal("a refused comment was created")
+	}
+}
+
+// Notices are delivered once: a comment whose answer was lost is looked
+// for by its marker before it is posted again.
+func TestReconcilerDeliversNoticesOnce(t *testing.T) {
+	t.Parallel()
+	w := newRecWorld(t, nil)
+	add := func(n queue.Notice) {
+		t.Helper()
+		n.Repo, n.CreatedAt = opsKey.Repo, w.now
+		if _, err := w.store.AddNotice(w.ctx, &n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(queue.Notice{Key: "reply:1", PRNumber: 3, Kind: queue.NoticeComment, Body: "@alice done"})
+	add(queue.Notice{Key: "react:1", PRNumber: 3, Kind: queue.NoticeReaction, Body: "+1", CommentID: 9})
+	add(queue.Notice{Key: "unlabel:1", PRNumber: 3, Kind: queue.NoticeRemoveLabel, Body: "merge-queue"})
+	w.gh.labels[3] = []string{"merge-queue", "bug"}
+	w.gh.applyThenFail["UpsertComment"] = 1
+	if err := w.pass(); !errors.Is(err, queue.ErrTransient) {
+		t.Fatalf("pass = %v, want the transient failure", err)
+	}
+	w.mustPass()
+	got := w.gh.commentsOn(3)
+	if len(got) != 1 || !strings.Contains(got[0], "@alice done") || !strings.Contains(got[0], queue.NoticeMarker("reply:1")) {
+		t.Fatalf("comments %q, want the reply once, with its marker", got)
+	}
+	if w.gh.count("AddReaction") != 1 || len(w.gh.labels[3]) != 1 || w.gh.labels[3][0] != "bug" {
+		t.Fatalf("reactions %d, labels %v", w.gh.count("AddReaction"), w.gh.labels[3])
+	}
+	due, err := w.store.DueNotices(w.ctx, w.now.Add(time.Hour), 10)
+	if err != nil || len(due) != 0 {
+		t.Fatalf("due notices after delivery: %v, %v", due, err)
+	}
+	w.mustPass()
+	if len(w.gh.commentsOn(3)) != 1 || w.gh.count("AddReaction") != 1 {
+		t.Fatal("a delivered notice was written again")
+	}
+}
+
+// Branches: a recorded branch no live run owns is deleted and forgotten;
+// an unrecorded mq- branch is swept; a branch in flight, a started run's
+// branch and other branches stay.
+func TestReconcilerDeletesBranchesNoRunOwns(t *testing.T) {
+	t.Parallel()
+	w := newRecWorld(t, nil)
+	repo := opsKey.Repo
+	for _, b := range []string{"mq-merge/pr-1/open", "mq-merge/pr-2/closed", "mq-temp/orphan", "mq-temp/crashed", "feature", "mq-tempting"} {
+		w.gh.branches[b] = true
+	}
+	save := func(r *queue.TestRun) {
+		t.Helper()
+		if err := w.store.SaveRun(w.ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save(&queue.TestRun{ID: "open", QueueID: w.q.ID, Branch: "mq-merge/pr-1/open", Status: queue.RunInProgress})
+	save(&queue.TestRun{ID: "closed", QueueID: w.q.ID, Branch: "mq-merge/pr-2/closed", Status: queue.RunCancelled, Closed: true})
+	record := func(name, run string) {
+		t.Helper()
+		if err := w.store.RecordRef(w.ctx, queue.Ref{Repo: repo, Name: name, QueueID: w.q.ID, RunID: run, CreatedAt: w.now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record("mq-merge/pr-1/open", "open")
+	record("mq-merge/pr-2/closed", "closed")
+	record("mq-temp/crashed", "open") // a run's scratch branch outlives its build only after a crash
+	w.mustPass()
+	want := []string{"feature", "mq-merge/pr-1/open", "mq-tempting"}
+	got, _ := w.gh.ListBranches(w.ctx, repo, "")
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("branches %v, want %v", got, want)
+	}
+	refs, err := w.store.ListRefs(w.ctx, repo)
+	if err != nil || len(refs) != 1 || refs[0].Name != "mq-merge/pr-1/open" {
+		t.Fatalf("records %+v, %v; want only the open run's branch", refs, err)
+	}
+}

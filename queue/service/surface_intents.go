@@ -1,0 +1,80 @@
+package service
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// showChange records, in the transaction of an entry's change, what GitHub
+// must show for it: the entry's surface (comment, check run, state label)
+// is due again, and an entry that just ended owes its PR the one-off
+// writes of SPEC §6: a fresh comment mentioning the submitter when it
+// failed or was cancelled (an edit sends no notification), and the removal
+// of the enqueue label when a label submitted it. ev is the event logged
+// for the change (nil if none was).
+func showChange(ctx context.Context, tx queue.Store, q *queue.Queue, e *queue.Entry, from queue.EntryState, ev *queue.Event) error {
+	if err := tx.TouchSurface(ctx, q.ID, e.ID); err != nil {
+		return fmt.Errorf("failed to mark the surfaces of #%d due: %w", e.PRNumber, err)
+	}
+	if ev == nil || from == e.State || !e.State.Terminal() {
+		return nil
+	}
+	base := queue.Notice{Repo: q.Key.Repo, PRNumber: e.PRNumber, CreatedAt: ev.At}
+	if q.Settings.CommentsEnabled && (e.State == queue.StateFailed || e.State == queue.StateCancelled) {
+		n := base
+		n.Key, n.Kind, n.Body = fmt.Sprintf("mention:%d", ev.ID), queue.NoticeComment, failureComment(q, e)
+		if _, err := tx.AddNotice(ctx, &n); err != nil {
+			return err
+		}
+	}
+	if q.Settings.LabelCommandsEnabled && q.Settings.EnqueueingLabel != "" && e.Source == "label" {
+		n := base
+		n.Key, n.Kind, n.Body = fmt.Sprintf("unlabel:%d", ev.ID), queue.NoticeRemoveLabel, q.Settings.EnqueueingLabel
+		if _, err := tx.AddNotice(ctx, &n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AddNotice records a one-off write to a PR (a reply to a command, a
+// reaction) for the reconciler to deliver; a notice whose key exists
+// changes nothing, so handling a webhook twice replies once.
+func (s *Service) AddNotice(ctx context.Context, n queue.Notice) error {
+	if n.CreatedAt.IsZero() {
+		n.CreatedAt = s.now()
+	}
+	if _, err := s.store.AddNotice(ctx, &n); err != nil {
+		return fmt.Errorf("failed to record notice %s: %w", n.Key, err)
+	}
+	s.rec.Wake()
+	return nil
+}
+
+// recordBranches records branches the queue is about to create, before it
+// creates them, and marks them in flight until done is called: from the
+// record on, a crash at any moment leaves them findable by the reconciler,
+// which deletes them once no live run owns them.
+func (s *Service) recordBranches(ctx context.Context, q *queue.Queue, runID string, names ...string) (done func(), err error) {
+	done = s.inflight.add(q.Key.Repo, names...)
+	for _, n := range names {
+		if err := s.store.RecordRef(ctx, queue.Ref{Repo: q.Key.Repo, Name: n, QueueID: q.ID, RunID: runID, CreatedAt: s.now()}); err != nil {
+			done()
+			return nil, fmt.Errorf("failed to record branch %s: %w", n, err)
+		}
+	}
+	return done, nil
+}
+
+// forgetScratch forgets a scratch branch BuildBranch deleted (it deletes it
+// in every case, best effort: one it failed to delete is found by the
+// reconciler's sweep).
+func (s *Service) forgetScratch(ctx context.Context, repo queue.Repo, name string) {
+	if err := s.store.ForgetRef(ctx, repo, name); err != nil {
+		zerolog.Ctx(ctx).Warn().Err(err).Str("branch", name).Msg("failed to forget a scratch branch")
+	}
+}

@@ -42,6 +42,11 @@ type QueueUpdate struct {
 	ExtensionEnabled       *bool
 	NotReadyTimeoutHours   *int
 	BisectionParts         *int
+	// TestBranchConstructionMode, AllowedBotSubmitters (replaced whole; an
+	// empty slice clears it) and TestBranchPrefix: see Settings.
+	TestBranchConstructionMode *TestBranchConstructionMode
+	AllowedBotSubmitters       *[]string
+	TestBranchPrefix           *string
 }
 
 // ApplySettings returns s changed by every settings field of u (Mode
@@ -99,6 +104,15 @@ func (u QueueUpdate) ApplySettings(s Settings) (Settings, error) {
 	setBool(&s.StateLabelsEnabled, u.StateLabelsEnabled)
 	setBool(&s.ExtensionEnabled, u.ExtensionEnabled)
 	set(&s.NotReadyTimeoutHours, u.NotReadyTimeoutHours)
+	if u.TestBranchConstructionMode != nil {
+		s.TestBranchConstructionMode = *u.TestBranchConstructionMode
+	}
+	if u.AllowedBotSubmitters != nil {
+		s.AllowedBotSubmitters = append([]string{}, (*u.AllowedBotSubmitters)...)
+	}
+	if u.TestBranchPrefix != nil {
+		s.TestBranchPrefix = *u.TestBranchPrefix
+	}
 	if err := s.Validate(); err != nil {
 		return s, err
 	}

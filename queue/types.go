@@ -81,6 +81,16 @@ const (
 	OptimizationBisectionSkipTests OptimizationMode = "bisection_skip_redundant_tests"
 )
 
+// TestBranchConstructionMode is how a run's test branch is built. The one
+// mode is the hosted API's rename_temp_branch: the merges are made on a
+// scratch branch (ScratchPrefix) and the test branch is created only at the
+// finished commit, so CI sees one push of a complete tree (SPEC §6).
+type TestBranchConstructionMode string
+
+const (
+	RenameTempBranch TestBranchConstructionMode = "rename_temp_branch"
+)
+
 // ParseEnum matches s case-insensitively against allowed and returns the
 // canonical (lower-case) value, or an error naming the allowed values.
 func ParseEnum[T ~string](field, s string, allowed ...T) (T, error) {
@@ -127,6 +137,18 @@ type Settings struct {
 	// order, each tested on top of the previous (our extension; 0 = 2, the
 	// halves of SPEC §5.4). More parts find a culprit in fewer rounds.
 	BisectionParts int
+	// TestBranchConstructionMode is how test branches are built ("" =
+	// RenameTempBranch, the only mode).
+	TestBranchConstructionMode TestBranchConstructionMode
+	// AllowedBotSubmitters are the bot accounts (e.g. "renovate[bot]")
+	// allowed to submit pull requests, as the hosted API names them; nil
+	// or empty = none. Stored and shown; see docs/decisions.md for what
+	// enforces it.
+	AllowedBotSubmitters []string
+	// TestBranchPrefix starts the names of the queue's test branches,
+	// <prefix>pr-<N>/<testRunId> ("" = DefaultTestBranchPrefix). CI must
+	// run on branches under it.
+	TestBranchPrefix string
 }
 
 // DefaultSettings are the settings of a new queue (SPEC §7).
@@ -163,6 +185,24 @@ func (s Settings) EffectiveBisectionParts() int {
 		return s.BisectionParts
 	}
 	return 2
+}
+
+// EffectiveTestBranchConstructionMode is TestBranchConstructionMode, or
+// RenameTempBranch when unset.
+func (s Settings) EffectiveTestBranchConstructionMode() TestBranchConstructionMode {
+	if s.TestBranchConstructionMode == "" {
+		return RenameTempBranch
+	}
+	return s.TestBranchConstructionMode
+}
+
+// EffectiveTestBranchPrefix is TestBranchPrefix, or DefaultTestBranchPrefix
+// when unset.
+func (s Settings) EffectiveTestBranchPrefix() string {
+	if s.TestBranchPrefix == "" {
+		return DefaultTestBranchPrefix
+	}
+	return s.TestBranchPrefix
 }
 
 // EffectiveBatchingMaxSize is BatchingMaxSize, or BatchingMinSize when unset.

@@ -35,6 +35,7 @@ func normTimes(ts ...*time.Time) error {
 func copyQueue(q *queue.Queue) *queue.Queue {
 	c := *q
 	c.Settings.RequiredStatuses = slices.Clone(q.Settings.RequiredStatuses)
+	c.Settings.AllowedBotSubmitters = slices.Clone(q.Settings.AllowedBotSubmitters)
 	return &c
 }
 

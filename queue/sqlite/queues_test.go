@@ -20,7 +20,10 @@ func TestQueueSettingsRoundTrip(t *testing.T) {
 		RequiredStatuses: []string{"ci/test", "lint"}, DirectMergeMode: queue.DirectMergeAlways,
 		OptimizationMode: queue.OptimizationBisectionSkipTests, MergeMethod: queue.Rebase,
 		EnqueueingLabel: "ship-it", LabelCommandsEnabled: true, StateLabelsEnabled: true,
-		ExtensionEnabled: true, NotReadyTimeoutHours: 12,
+		ExtensionEnabled: true, NotReadyTimeoutHours: 12, BisectionParts: 4,
+		TestBranchConstructionMode: queue.RenameTempBranch,
+		AllowedBotSubmitters:       []string{"renovate[bot]", "release-bot"},
+		TestBranchPrefix:           "ci/merge-queue/",
 	}
 	cases := []struct {
 		name     string

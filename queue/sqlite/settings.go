@@ -33,6 +33,11 @@ type settingsDoc struct {
 	ExtensionEnabled            bool                   `json:"extension_enabled"`
 	NotReadyTimeoutHours        int                    `json:"not_ready_timeout_hours"`
 	BisectionParts              int                    `json:"bisection_parts"`
+	// Added after the first release: older rows lack them and decode as
+	// "" (rename_temp_branch), nil (no bot) and "" (mq-merge/).
+	TestBranchConstructionMode queue.TestBranchConstructionMode `json:"test_branch_construction_mode"`
+	AllowedBotSubmitters       []string                         `json:"allowed_bot_submitters"`
+	TestBranchPrefix           string                           `json:"test_branch_prefix"`
 }
 
 func toSettingsDoc(s queue.Settings) settingsDoc {

@@ -12,14 +12,18 @@ var copyTests = []testCase{
 	{"copy/queue settings", func(t *testing.T, s queue.Store) {
 		q := newQueue(testRepo, "main")
 		q.Settings.RequiredStatuses = []string{"ci"}
+		q.Settings.AllowedBotSubmitters = []string{"a[bot]"}
 		must(t, s.CreateQueue(ctx, q))
 		q.Settings.RequiredStatuses[0] = "changed-after-save"
+		q.Settings.AllowedBotSubmitters[0] = "changed-after-save"
 		got, err := s.GetQueueByID(ctx, q.ID)
 		must(t, err)
 		got.Settings.RequiredStatuses[0] = "changed-after-read"
+		got.Settings.AllowedBotSubmitters[0] = "changed-after-read"
 		again, err := s.GetQueueByID(ctx, q.ID)
 		must(t, err)
 		assertEqual(t, again.Settings.RequiredStatuses, []string{"ci"})
+		assertEqual(t, again.Settings.AllowedBotSubmitters, []string{"a[bot]"})
 	}},
 	{"copy/entry mergeable", func(t *testing.T, s queue.Store) {
 		q := mustQueue(t, s, "main")

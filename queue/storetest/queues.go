@@ -43,6 +43,9 @@ var queueTests = []testCase{
 			q := newQueue(testRepo, string(rune('a'+i)))
 			q.Settings.RequiredStatuses = statuses
 			q.Settings.Batch, q.Settings.BatchingMaxSize, q.Settings.Mode, q.Settings.BisectionParts = true, 9, queue.ModeParallel, 5
+			q.Settings.TestBranchConstructionMode = queue.RenameTempBranch
+			q.Settings.AllowedBotSubmitters = []string{"renovate[bot]", "release-bot"}
+			q.Settings.TestBranchPrefix = "ci/mq/"
 			must(t, s.CreateQueue(ctx, q))
 			got, err := s.GetQueueByID(ctx, q.ID)
 			must(t, err)

@@ -282,9 +282,8 @@ func (h *crashHarness) paceCI(rng *rand.Rand, lo, hi time.Duration) (stop func()
 // failed or cancelled), the simulated CI has nothing pending and the fake
 // has delivered every webhook, and returns the entries. It gives up, with
 // an error saying what it saw, when the queue went quiet short of that
-// (every existing entry ended, nothing pending, no change for
-// crashSettle: a PR that never got an entry will not get one), or after
-// bound. The invariants then tell what is wrong.
+// (every existing entry ended, nothing pending, no change for crashQuiet:
+// a PR that never got an entry will not get one), or after bound. The invariants then tell what is wrong.
 func (h *crashHarness) waitEnded(prs []int, bound time.Duration) (map[int]entryView, error) {
 	deadline := time.Now().Add(bound)
 	var quietSince time.Time
@@ -325,8 +324,8 @@ func (h *crashHarness) waitEnded(prs []int, bound time.Duration) (map[int]entryV
 			if quiet {
 				quietSince, quietView = time.Now(), last
 			}
-		case time.Since(quietSince) > crashSettle:
-			return got, fmt.Errorf("the queue went quiet for %v short of ending every entry: %s", crashSettle, last)
+		case time.Since(quietSince) > crashQuiet:
+			return got, fmt.Errorf("the queue went quiet for %v short of ending every entry: %s", crashQuiet, last)
 		}
 		if time.Now().After(deadline) {
 			return got, fmt.Errorf("not every entry ended within %v: %s; exits: %v", bound, last, h.exitsSoFar())

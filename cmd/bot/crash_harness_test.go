@@ -208,7 +208,9 @@ func newCrashHarness(t *testing.T, opts crashOptions) *crashHarness {
 	if err := h.writeConfig(hex.EncodeToString(secret)); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(binary, "token", "create", "--db", h.dbPath, "--name", "crash-harness").CombinedOutput()
+	tokenCmd := exec.Command(binary, "token", "create", "--db", h.dbPath, "--name", "crash-harness")
+	tokenCmd.Env = envWithout(os.Environ(), "MQ_")
+	out, err := tokenCmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("bot token create: %v\n%s", err, out)
 	}

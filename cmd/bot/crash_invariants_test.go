@@ -48,6 +48,11 @@ func (h *crashHarness) knownBroken(name string) bool {
 // once every entry ended (the queue repairs surfaces on later Syncs).
 const crashSettle = 10 * crashReconcile
 
+// crashQuiet is how long the queue must stay quiet, short of ending every
+// entry, before waitEnded gives up: longer than the webhook inbox's longest
+// wait between two attempts of a delivery (16 s before the fifth).
+const crashQuiet = 20 * crashReconcile
+
 // Names and texts the queue puts on GitHub.
 const (
 	stickyMarkerPrefix = "<!-- merge-queue-status " // + queue key + " -->"

@@ -20,7 +20,7 @@ const (
 	// (a process killed every second or two gets little done, and the
 	// queue must also finish undisturbed).
 	killLoopEndedUnderFire = 6
-	killLoopUnderFire      = 40 * time.Second
+	killLoopUnderFire      = 25 * time.Second
 	killLoopGapMin         = time.Second // between two kills
 	killLoopGapMax         = 4 * time.Second
 )

@@ -94,6 +94,9 @@ func TestGitHubOutageAcrossRestart(t *testing.T) {
 		defer rest.Done()
 		restErr = h.submitUntil(during[1], byREST, outage+crashWait)
 	}()
+	// The goroutine logs: wait for it even when the test stops early.
+	defer rest.Wait()
+
 	time.Sleep(time.Until(start.Add(outage / 2))) // the scenario's schedule, not a wait for an outcome
 	if !h.kill() {
 		t.Fatalf("no bot process to kill half-way through the outage; exits: %v", h.exitsSoFar())

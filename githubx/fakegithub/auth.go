@@ -34,40 +34,45 @@ func GenerateAppKey() (privPEM []byte, key *rsa.PrivateKey, err error) {
 }
 
 // authorize checks the request's credentials for the route's auth kind and
-// answers 401 if they do not hold.
-func (s *Server) authorize(w http.ResponseWriter, r *http.Request, kind authKind) bool {
+// answers 401 if they do not hold. It returns who acts: the installed App's
+// bot for an installation token or a JWT, the user of a personal access
+// token (IssueUserToken), "" on a public route.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request, kind authKind) (string, bool) {
 	if kind == authNone {
-		return true
+		return "", true
 	}
 	scheme, cred, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	cred = strings.TrimSpace(cred)
 	scheme = strings.ToLower(scheme)
-	var ok bool
+	var actor string
 	switch kind {
 	case authApp:
 		if scheme == "bearer" {
-			if err := s.verifyJWT(cred); err == nil {
-				ok = true
-			} else {
+			if err := s.verifyJWT(cred); err != nil {
 				writeError(w, http.StatusUnauthorized, "A JSON web token could not be decoded: "+err.Error())
-				return false
+				return "", false
 			}
+			actor = s.botLogin()
 		}
 	case authToken:
-		ok = (scheme == "token" || scheme == "bearer") && s.validToken(cred)
+		if scheme == "token" || scheme == "bearer" {
+			actor = s.tokenActor(cred)
+		}
 	}
-	if !ok {
+	if actor == "" {
 		writeError(w, http.StatusUnauthorized, "Bad credentials")
+		return "", false
 	}
-	return ok
+	return actor, true
 }
 
 // verifyJWT checks an App JWT: RS256 with the App's key, iss = app id
 // (string or number), exp present, not expired and at most ~10 min ahead.
 func (s *Server) verifyJWT(raw string) error {
+	app := s.currentApp()
 	claims := jwt.MapClaims{}
 	_, err := jwt.ParseWithClaims(raw, claims, func(t *jwt.Token) (any, error) {
-		return s.pubKey, nil
+		return app.pubKey, nil
 	}, jwt.WithValidMethods([]string{"RS256"}))
 	if err != nil {
 		return fmt.Errorf("invalid token: %w", err)
@@ -81,8 +86,8 @@ func (s *Server) verifyJWT(raw string) error {
 	default:
 		return fmt.Errorf("missing 'iss' claim")
 	}
-	if iss != strconv.FormatInt(s.appID, 10) {
-		return fmt.Errorf("'iss' %q is not app %d", iss, s.appID)
+	if iss != strconv.FormatInt(app.id, 10) {
+		return fmt.Errorf("'iss' %q is not app %d", iss, app.id)
 	}
 	exp, ok := claims["exp"].(float64)
 	if !ok {
@@ -94,15 +99,22 @@ func (s *Server) verifyJWT(raw string) error {
 	return nil
 }
 
-// validToken reports whether token is an unexpired installation token.
-func (s *Server) validToken(token string) bool {
+// tokenActor returns who a token acts for: the installed App's bot for an
+// unexpired installation token, the user of a personal access token, ""
+// for anything else.
+func (s *Server) tokenActor(token string) string {
 	if token == "" {
-		return false
+		return ""
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	exp, ok := s.tokens[token]
-	return ok && time.Now().Before(exp)
+	if login, ok := s.userTokens[token]; ok {
+		return login
+	}
+	if exp, ok := s.tokens[token]; ok && time.Now().Before(exp) {
+		return s.app.botLogin()
+	}
+	return ""
 }
 
 // IssueToken mints an installation token directly, as if the App had
@@ -114,6 +126,17 @@ func (s *Server) IssueToken() string {
 }
 
 func (s *Server) issueToken() (string, time.Time) {
+	tok := randomToken("ghs_")
+	exp := time.Now().Add(tokenTTL).UTC().Truncate(time.Second)
+	s.mu.Lock()
+	s.tokens[tok] = exp
+	s.mu.Unlock()
+	return tok, exp
+}
+
+// randomToken returns prefix and 36 random letters and digits, the shape
+// of GitHub's tokens.
+func randomToken(prefix string) string {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 	b := make([]byte, 36)
 	for i := range b {
@@ -123,39 +146,36 @@ func (s *Server) issueToken() (string, time.Time) {
 		}
 		b[i] = alphabet[n.Int64()]
 	}
-	tok := "ghs_" + string(b)
-	exp := time.Now().Add(tokenTTL).UTC().Truncate(time.Second)
-	s.mu.Lock()
-	s.tokens[tok] = exp
-	s.mu.Unlock()
-	return tok, exp
+	return prefix + string(b)
 }
 
-// botUser is the App's bot account.
-func (s *Server) botUser() *github.User { return s.user(BotLogin) }
+// botLogin is the login of the installed App's bot user.
+func (s *Server) botLogin() string { return s.currentApp().botLogin() }
 
-// apiApp renders the App.
+// apiApp renders the installed App.
 func (s *Server) apiApp() *github.App {
+	app := s.currentApp()
 	return &github.App{
-		ID:      github.Int64(s.appID),
-		Slug:    github.String(AppSlug),
-		NodeID:  github.String(fmt.Sprintf("A_%d", s.appID)),
-		Name:    github.String("Merge Queue"),
-		Owner:   s.user("mergequeue"),
-		HTMLURL: github.String(s.URL() + "/apps/" + AppSlug),
-		Events:  []string{"pull_request", "issue_comment", "push", "status", "check_run", "check_suite"},
+		ID:      github.Int64(app.id),
+		Slug:    github.String(app.slug),
+		NodeID:  github.String(fmt.Sprintf("A_%d", app.id)),
+		Name:    github.String(app.name),
+		Owner:   s.user(app.owner),
+		HTMLURL: github.String(s.URL() + "/apps/" + app.slug),
+		Events:  append([]string(nil), app.events...),
 	}
 }
 
 // apiInstallation renders the single installation; account is its owner.
 func (s *Server) apiInstallation(account string) *github.Installation {
+	app := s.currentApp()
 	if account == "" {
-		account = "mergequeue"
+		account = app.owner
 	}
 	return &github.Installation{
 		ID:                  github.Int64(s.installationID),
-		AppID:               github.Int64(s.appID),
-		AppSlug:             github.String(AppSlug),
+		AppID:               github.Int64(app.id),
+		AppSlug:             github.String(app.slug),
 		TargetType:          github.String("Organization"),
 		Account:             s.user(account),
 		RepositorySelection: github.String("all"),

@@ -140,6 +140,9 @@ func (r *repo) prRefsForSHA(sha string) []*github.PullRequest {
 }
 
 func handleCreateCheckRun(c *reqCtx) {
+	if !c.appOnly() {
+		return
+	}
 	var in checkRunInput
 	if !c.decode(&in) {
 		return
@@ -159,7 +162,7 @@ func handleCreateCheckRun(c *reqCtx) {
 	if !ok {
 		return
 	}
-	c.json(http.StatusCreated, r.addCheckRun(sha, c.s.apiApp(), &in, BotLogin))
+	c.json(http.StatusCreated, r.addCheckRun(sha, c.s.apiApp(), &in, c.actor))
 }
 
 // checkRunOrFail looks up the {id} check run of this repo. Caller holds
@@ -189,6 +192,9 @@ func handleGetCheckRun(c *reqCtx) {
 }
 
 func handleUpdateCheckRun(c *reqCtx) {
+	if !c.appOnly() {
+		return
+	}
 	var in checkRunInput
 	if !c.decode(&in) {
 		return
@@ -204,7 +210,7 @@ func handleUpdateCheckRun(c *reqCtx) {
 		c.fail(err)
 		return
 	}
-	c.json(http.StatusOK, r.updateCheckRun(cr, &in, BotLogin))
+	c.json(http.StatusOK, r.updateCheckRun(cr, &in, c.actor))
 }
 
 // checkRunsFor lists the check runs on sha, newest first; latest keeps only

@@ -9,7 +9,8 @@
 // uses (repositories, branches and protection, git refs and commits,
 // compare, the merges API, pull requests and their merge, issue comments,
 // reactions and labels, collaborator permissions, commit statuses, check
-// runs, workflow runs, and the GitHub App installation token flow).
+// runs, workflow runs, the contents API's file writes, the GitHub App
+// installation token flow and the App manifest flow).
 //
 // Guarantees:
 //   - Commits, trees, merges and conflicts are real: every commit is
@@ -21,5 +22,14 @@
 //     automatic or held completion.
 //   - Every call is counted by route pattern and faults (5xx, rate limits,
 //     "applied then failed") can be injected per method and path.
+//   - One GitHub App at a time is installed on every repository: the one New
+//     creates, or the last one created through the manifest flow (POST
+//     /settings/apps/new, then POST /app-manifests/{code}/conversions), which
+//     then signs JWTs with its key, acts as "<slug>[bot]" and receives the
+//     webhooks at its hook URL, signed with its secret.
+//   - Writes are attributed to whoever the credentials act for: the App's
+//     bot for an installation token, a person for a personal access token
+//     from IssueUserToken (so a sandbox user can open PRs, comment and label
+//     over HTTP as themselves).
 //   - All exported methods are safe for concurrent use.
 package fakegithub

@@ -141,7 +141,7 @@ func handleCreateComment(c *reqCtx) {
 	if !ok {
 		return
 	}
-	c.json(http.StatusCreated, r.addComment(pr, BotLogin, *body.Body))
+	c.json(http.StatusCreated, r.addComment(pr, c.actor, *body.Body))
 }
 
 func handleGetComment(c *reqCtx) {
@@ -180,7 +180,7 @@ func handleEditComment(c *reqCtx) {
 	cm.c = updated
 	if old != *body.Body {
 		if pr, err := r.pr(cm.number); err == nil {
-			r.emitIssueComment(pr, copyComment(updated), "edited", BotLogin, &github.EditChange{Body: &github.EditBody{From: github.String(old)}})
+			r.emitIssueComment(pr, copyComment(updated), "edited", c.actor, &github.EditChange{Body: &github.EditBody{From: github.String(old)}})
 		}
 	}
 	c.json(http.StatusOK, updated)
@@ -205,7 +205,7 @@ func handleCreateReaction(c *reqCtx) {
 		return
 	}
 	for _, re := range cm.reactions {
-		if re.GetContent() == body.Content && re.GetUser().GetLogin() == BotLogin {
+		if re.GetContent() == body.Content && re.GetUser().GetLogin() == c.actor {
 			c.json(http.StatusOK, re)
 			return
 		}
@@ -214,7 +214,7 @@ func handleCreateReaction(c *reqCtx) {
 	re := &github.Reaction{
 		ID:      github.Int64(id),
 		NodeID:  github.String(fmt.Sprintf("REA_%d", id)),
-		User:    c.s.botUser(),
+		User:    c.s.user(c.actor),
 		Content: github.String(body.Content),
 	}
 	cm.reactions = append(cm.reactions, re)

@@ -102,7 +102,7 @@ func handleAddLabels(c *reqCtx) {
 	}
 	for _, l := range labels {
 		if l != "" {
-			r.addLabel(pr, l, BotLogin)
+			r.addLabel(pr, l, c.actor)
 		}
 	}
 	c.json(http.StatusOK, r.labelsJSON(pr))
@@ -116,7 +116,7 @@ func handleRemoveLabel(c *reqCtx) {
 	if !ok {
 		return
 	}
-	if !r.removeLabel(pr, c.params["name"], BotLogin) {
+	if !r.removeLabel(pr, c.params["name"], c.actor) {
 		c.error(http.StatusNotFound, "Label does not exist")
 		return
 	}

@@ -64,7 +64,7 @@ func handleMerge(c *reqCtx) {
 	r := c.repo
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	sha, created, err := r.mergeBranch(body.Base, body.Head, body.CommitMessage, BotLogin)
+	sha, created, err := r.mergeBranch(body.Base, body.Head, body.CommitMessage, c.actor)
 	if err != nil {
 		c.fail(err)
 		return

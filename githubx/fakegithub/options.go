@@ -8,11 +8,12 @@ import (
 // Delete, as a value in a files map, removes the path from the tree.
 const Delete = "\x00delete"
 
-// BotLogin is the login of the App's bot user; actions performed through the
-// API by an installation token are attributed to it.
+// BotLogin is the login of the bot user of the App New installs; actions
+// performed through the API by its installation tokens are attributed to
+// it. (An App created by the manifest flow acts as "<its slug>[bot]".)
 const BotLogin = "merge-queue[bot]"
 
-// AppSlug is the slug the fake reports for the App on GET /app.
+// AppSlug is the slug the fake reports on GET /app for the App New installs.
 const AppSlug = "merge-queue"
 
 // Options configure a Server. The zero value is usable: it generates an App

@@ -190,7 +190,7 @@ func handleMergePull(c *reqCtx) {
 	if !ok {
 		return
 	}
-	sha, err := r.mergePR(pr, req, BotLogin)
+	sha, err := r.mergePR(pr, req, c.actor)
 	if err != nil {
 		c.fail(err)
 		return

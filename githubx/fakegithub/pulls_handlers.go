@@ -91,7 +91,7 @@ func handleCreatePull(c *reqCtx) {
 	r := c.repo
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	pr, err := r.openPR(PROptions{Head: body.Head, Base: body.Base, Title: body.Title, Body: body.Body, Author: BotLogin, Draft: body.Draft})
+	pr, err := r.openPR(PROptions{Head: body.Head, Base: body.Base, Title: body.Title, Body: body.Body, Author: c.actor, Draft: body.Draft})
 	if err != nil {
 		c.fail(err)
 		return
@@ -170,7 +170,7 @@ func handleUpdatePull(c *reqCtx) {
 	if !ok {
 		return
 	}
-	if err := r.editPR(pr, body, BotLogin); err != nil {
+	if err := r.editPR(pr, body, c.actor); err != nil {
 		c.fail(err)
 		return
 	}

@@ -145,7 +145,7 @@ func handleCreateRef(c *reqCtx) {
 		c.error(http.StatusUnprocessableEntity, "Reference already exists")
 		return
 	}
-	if err := r.moveRef(ref, "", sha, BotLogin); err != nil {
+	if err := r.moveRef(ref, "", sha, c.actor); err != nil {
 		c.fail(err)
 		return
 	}
@@ -193,7 +193,7 @@ func handleUpdateRef(c *reqCtx) {
 			return
 		}
 	}
-	if err := r.moveRef(ref, old, sha, BotLogin); err != nil {
+	if err := r.moveRef(ref, old, sha, c.actor); err != nil {
 		c.fail(err)
 		return
 	}
@@ -214,7 +214,7 @@ func handleDeleteRef(c *reqCtx) {
 		c.error(http.StatusUnprocessableEntity, "Reference does not exist")
 		return
 	}
-	if err := r.moveRef(ref, old, "", BotLogin); err != nil {
+	if err := r.moveRef(ref, old, "", c.actor); err != nil {
 		c.fail(fmt.Errorf("failed to delete ref: %w", err))
 		return
 	}

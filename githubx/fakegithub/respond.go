@@ -38,6 +38,9 @@ type reqCtx struct {
 	r      *http.Request
 	params map[string]string
 	repo   *repo // set for /repos/{owner}/{repo}/… routes
+	// actor is who the credentials act for (the App's bot or a user); ""
+	// on public routes. Writes are attributed to it.
+	actor string
 }
 
 // setStdHeaders sets the headers every GitHub API response carries.

@@ -124,6 +124,11 @@ func (s *Server) buildRoutes() []*route {
 		newRoute(get, "/orgs/{org}/installation", authApp, s.handleGetInstallation),
 		newRoute(get, "/users/{user}/installation", authApp, s.handleGetInstallation),
 
+		// The App manifest flow: a browser posts the form, the code is the credential.
+		newRoute(post, "/settings/apps/new", authNone, s.handleNewAppFromManifest),
+		newRoute(post, "/organizations/{org}/settings/apps/new", authNone, s.handleNewAppFromManifest),
+		newRoute(post, "/app-manifests/{code}/conversions", authNone, s.handleManifestConversion),
+
 		// Fake CI pages.
 		newRoute(get, "/ci/runs/{id}", authNone, s.handleCIPage),
 
@@ -134,6 +139,7 @@ func (s *Server) buildRoutes() []*route {
 		newRoute(get, R+"/branches/{branch...}", authToken, handleGetBranch),
 		newRoute(get, R+"/branches", authToken, handleListBranches),
 		newRoute(get, R+"/collaborators/{user}/permission", authToken, handleGetPermission),
+		newRoute(put, R+"/contents/{path...}", authToken, handlePutContents),
 
 		// Git refs and commits.
 		newRoute(get, R+"/git/ref/{ref...}", authToken, handleGetRef),

@@ -2,7 +2,6 @@ package fakegithub
 
 import (
 	"context"
-	"crypto/rsa"
 	"fmt"
 	"net"
 	"net/http"
@@ -23,10 +22,7 @@ type Server struct {
 	ts             *httptest.Server
 	dir            string
 	ownDir         bool
-	appID          int64
 	installationID int64
-	pubKey         *rsa.PublicKey
-	privPEM        []byte
 	routes         []*route
 
 	idSeq    atomic.Int64
@@ -34,8 +30,11 @@ type Server struct {
 	clock0   int64
 
 	mu           sync.Mutex
+	app          appState // the App installed on every repository
 	repos        map[string]*repo
 	tokens       map[string]time.Time
+	userTokens   map[string]string // personal access token → login
+	manifests    map[string]*pendingManifest
 	calls        map[string]int
 	faults       []*activeFault
 	users        map[string]int64
@@ -55,11 +54,12 @@ type Server struct {
 func New(opts Options) (*Server, error) {
 	s := &Server{
 		opts:           opts,
-		appID:          opts.AppID,
+		app:            defaultApp(opts.AppID, opts.AppPublicKey),
 		installationID: opts.InstallationID,
-		pubKey:         opts.AppPublicKey,
 		repos:          map[string]*repo{},
 		tokens:         map[string]time.Time{},
+		userTokens:     map[string]string{},
+		manifests:      map[string]*pendingManifest{},
 		calls:          map[string]int{},
 		users:          map[string]int64{},
 		commentRepo:    map[int64]*repo{},
@@ -68,18 +68,15 @@ func New(opts Options) (*Server, error) {
 		closed:         make(chan struct{}),
 	}
 	s.idSeq.Store(1000)
-	if s.appID == 0 {
-		s.appID = 1
-	}
 	if s.installationID == 0 {
 		s.installationID = 1
 	}
-	if s.pubKey == nil {
+	if s.app.pubKey == nil {
 		pemBytes, key, err := GenerateAppKey()
 		if err != nil {
 			return nil, err
 		}
-		s.pubKey, s.privPEM = &key.PublicKey, pemBytes
+		s.app.pubKey, s.app.privPEM = &key.PublicKey, pemBytes
 	}
 	if opts.Dir == "" {
 		dir, err := os.MkdirTemp("", "fakegithub-")
@@ -128,15 +125,17 @@ func New(opts Options) (*Server, error) {
 // URL()+"/api/v3/".
 func (s *Server) URL() string { return s.ts.URL }
 
-// AppID is the App id JWTs must be issued for.
-func (s *Server) AppID() int64 { return s.appID }
+// AppID is the id of the App installed now: JWTs must be issued for it.
+// A manifest conversion installs a new App (see CompleteManifest's route).
+func (s *Server) AppID() int64 { return s.currentApp().id }
 
 // InstallationID is the id of the one installation covering every repo.
 func (s *Server) InstallationID() int64 { return s.installationID }
 
-// AppPrivateKeyPEM is the App's private key when New generated it (nil if
-// Options.AppPublicKey was given).
-func (s *Server) AppPrivateKeyPEM() []byte { return s.privPEM }
+// AppPrivateKeyPEM is the installed App's private key when the fake
+// generated it (New, or a manifest conversion); nil if
+// Options.AppPublicKey was given and no manifest was converted since.
+func (s *Server) AppPrivateKeyPEM() []byte { return s.currentApp().privPEM }
 
 // Close stops the HTTP server, the webhook sender and the CI, and removes
 // the repositories directory if New created it. Queued webhooks are
@@ -266,7 +265,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.countCall(rt.key)
-	if !s.authorize(w, r, rt.auth) {
+	actor, ok := s.authorize(w, r, rt.auth)
+	if !ok {
 		return
 	}
 	fault := s.takeFault(r.Method, path)
@@ -274,7 +274,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeFault(w, fault, rt)
 		return
 	}
-	c := &reqCtx{s: s, r: r, params: params, w: w}
+	c := &reqCtx{s: s, r: r, params: params, w: w, actor: actor}
 	if fault != nil {
 		rec := httptest.NewRecorder()
 		c.w = rec

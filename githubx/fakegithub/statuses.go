@@ -107,7 +107,7 @@ func handleCreateStatus(c *reqCtx) {
 	if !ok {
 		return
 	}
-	c.json(http.StatusCreated, r.addStatus(sha, body.State, body.Context, body.TargetURL, body.Description, BotLogin))
+	c.json(http.StatusCreated, r.addStatus(sha, body.State, body.Context, body.TargetURL, body.Description, c.actor))
 }
 
 func handleCombinedStatus(c *reqCtx) {

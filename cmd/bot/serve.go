@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -13,11 +12,14 @@ import (
 )
 
 // serve runs the merge queue as a GitHub App until ctx ends.
-func serve(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("serve", "serve --config FILE",
+		"Runs the merge queue as a GitHub App: webhooks at /api/github/hook, the REST API\n"+
+			"at /v1/, the dashboard at /, /metrics, /healthz and /readyz. It refuses to\n"+
+			"start without a webhook secret or with a key GitHub does not accept.\n"+
+			"`bot setup` writes a config; config.example.yml documents every key.")
 	configPath := fs.String("config", "", "configuration file (YAML); secrets may come from MQ_* environment variables")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
 	}
 	if *configPath == "" && os.Getenv(app.EnvWebhookSecret) == "" {

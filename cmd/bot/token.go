@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,13 +20,39 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
+const tokenUsage = `usage: bot token create|list|revoke [flags]
+
+Manages the REST API's tokens (header x-api-token) in the database the
+configuration names (or --db): create prints a new token once, list shows
+them without their secrets, revoke ID-OR-NAME ends one.
+"bot token <command> --help" describes the flags.
+`
+
+// tokenSynopses are the usage lines of the token commands.
+var tokenSynopses = map[string]string{
+	"create": "token create [--config FILE | --db FILE] --name NAME [--repo OWNER/NAME]... [--owner OWNER]... [--expires 720h]",
+	"list":   "token list [--config FILE | --db FILE]",
+	"revoke": "token revoke [--config FILE | --db FILE] ID-OR-NAME",
+}
+
 // token manages REST API tokens in the database named by the configuration.
-func token(ctx context.Context, args []string, stdout io.Writer) error {
+func token(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: bot token create|list|revoke [flags]")
+		fmt.Fprint(stderr, tokenUsage)
+		return usageError{errors.New("no token command")}
 	}
 	sub, args := args[0], args[1:]
-	fs := flag.NewFlagSet("token "+sub, flag.ContinueOnError)
+	switch sub {
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, tokenUsage)
+		return errHelpShown
+	}
+	synopsis, ok := tokenSynopses[sub]
+	if !ok {
+		fmt.Fprintf(stderr, "bot token: unknown command %q\n\n%s", sub, tokenUsage)
+		return usageError{fmt.Errorf("unknown token command %q", sub)}
+	}
+	fs := newFlagSet("token "+sub, synopsis, "Flags that do not apply to this command are ignored.")
 	configPath := fs.String("config", "", "configuration file (for the database path)")
 	dbPath := fs.String("db", "", "database file (overrides the configuration)")
 	name := fs.String("name", "", "token name (create)")
@@ -35,7 +60,7 @@ func token(ctx context.Context, args []string, stdout io.Writer) error {
 	var repos, owners listFlag
 	fs.Var(&repos, "repo", "allow only this repository owner/name (create; repeatable)")
 	fs.Var(&owners, "owner", "allow only this owner's repositories (create; repeatable)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
 	}
 	path, err := databasePath(*configPath, *dbPath)

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"html/template"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/google/go-github/v66/github"
+)
+
+// exchangeTimeout bounds the conversion of GitHub's code into the App.
+const exchangeTimeout = time.Minute
+
+// setupResult is how the flow ended: the App registered and its config
+// written, or why not.
+type setupResult struct {
+	app *github.AppConfig
+	err error
+}
+
+// setupPage is the local side of GitHub's App manifest flow: GET / is a
+// form that posts the manifest to GitHub, GET /callback is where GitHub
+// sends the browser back with a code. It completes the flow at most once,
+// and only for a callback carrying its state; the outcome goes to done.
+type setupPage struct {
+	ctx      context.Context
+	plan     *setupPlan
+	manifest string // JSON
+	action   string // GitHub's new-App page, with the state
+	state    string
+	stderr   io.Writer
+	done     chan setupResult // buffered: receives one result
+
+	mu   sync.Mutex
+	used bool
+}
+
+func newSetupPage(ctx context.Context, plan *setupPlan, m appManifest, state string, stderr io.Writer) (*setupPage, error) {
+	manifest, err := m.JSON()
+	if err != nil {
+		return nil, err
+	}
+	action := plan.webURL + "/settings/apps/new"
+	if plan.org != "" {
+		action = plan.webURL + "/organizations/" + url.PathEscape(plan.org) + "/settings/apps/new"
+	}
+	action += "?" + url.Values{"state": {state}}.Encode()
+	return &setupPage{ctx: ctx, plan: plan, manifest: manifest, action: action, state: state, stderr: stderr,
+		done: make(chan setupResult, 1)}, nil
+}
+
+var formPage = template.Must(template.New("form").Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>Register the merge queue's GitHub App</title></head>
+<body style="font-family: sans-serif; max-width: 40em; margin: 3em auto">
+<h1>Register the merge queue's GitHub App</h1>
+<p>This sends the App's manifest (app.yml) to <b>{{.Where}}</b>. GitHub asks you
+to name the App and creates it, with webhooks to <code>{{.Hook}}</code>; then it
+sends you back here and <code>bot setup</code> writes <code>{{.Config}}</code>.</p>
+<form action="{{.Action}}" method="post">
+<input type="hidden" name="manifest" value="{{.Manifest}}">
+<button type="submit">Create the GitHub App on GitHub</button>
+</form>
+</body></html>
+`))
+
+var resultPage = template.Must(template.New("result").Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>{{.Title}}</title></head>
+<body style="font-family: sans-serif; max-width: 40em; margin: 3em auto">
+<h1>{{.Title}}</h1>
+<p>{{.Text}}</p>
+{{if .Link}}<p><a href="{{.Link}}">{{.Link}}</a></p>{{end}}
+<p>You can close this page; the terminal running <code>bot setup</code> says what comes next.</p>
+</body></html>
+`))
+
+// ServeHTTP serves the form and the callback.
+func (p *setupPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.URL.Path == "/" && r.Method == http.MethodGet:
+		where := p.plan.webURL
+		if p.plan.org != "" {
+			where += " (organization " + p.plan.org + ")"
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_ = formPage.Execute(w, map[string]string{"Where": where, "Hook": p.plan.publicURL + "/api/github/hook",
+			"Config": p.plan.configPath, "Action": p.action, "Manifest": p.manifest})
+	case r.URL.Path == "/callback" && r.Method == http.MethodGet:
+		p.callback(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// callback completes the flow for GitHub's redirect: the state must be the
+// one this setup sent (else 403 and the setup keeps waiting), the code is
+// exchanged for the App and the config is written, once (a later callback
+// is 410).
+func (p *setupPage) callback(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(p.state)) != 1 {
+		fmt.Fprintln(p.stderr, "bot setup: refused a callback without this setup's state (a forged or stale request)")
+		http.Error(w, "This request does not carry the state bot setup sent GitHub; nothing was done.", http.StatusForbidden)
+		return
+	}
+	code := q.Get("code")
+	if code == "" {
+		http.Error(w, "GitHub sent no code.", http.StatusBadRequest)
+		return
+	}
+	p.mu.Lock()
+	used := p.used
+	p.used = true
+	p.mu.Unlock()
+	if used {
+		http.Error(w, "This setup already received its App.", http.StatusGone)
+		return
+	}
+	// A browser that goes away must not lose the App: the exchange hands
+	// out its key once.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), exchangeTimeout)
+	defer cancel()
+	res := p.complete(ctx, code)
+	data := map[string]string{}
+	if res.err != nil {
+		data["Title"], data["Text"] = "The setup failed", res.err.Error()
+		w.WriteHeader(http.StatusBadGateway)
+	} else {
+		data["Title"] = "The GitHub App " + res.app.GetName() + " is registered"
+		data["Text"] = "bot setup wrote " + p.plan.configPath + ". Now install the App on your repositories:"
+		data["Link"] = res.app.GetHTMLURL() + "/installations/new"
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_ = resultPage.Execute(w, data)
+	p.done <- res
+}
+
+// complete exchanges code for the App (POST
+// /app-manifests/{code}/conversions) and writes its config.
+func (p *setupPage) complete(ctx context.Context, code string) setupResult {
+	gh := github.NewClient(&http.Client{Timeout: exchangeTimeout})
+	base, err := url.Parse(p.plan.apiURL)
+	if err != nil {
+		return setupResult{err: fmt.Errorf("bad API URL %q: %w", p.plan.apiURL, err)}
+	}
+	gh.BaseURL = base
+	a, _, err := gh.Apps.CompleteAppManifest(ctx, code)
+	if err != nil {
+		return setupResult{err: fmt.Errorf("failed to fetch the App from GitHub (POST %sapp-manifests/…/conversions): %w", p.plan.apiURL, err)}
+	}
+	if a.GetID() <= 0 || a.GetPEM() == "" || a.GetWebhookSecret() == "" {
+		return setupResult{err: fmt.Errorf("GitHub's answer lacks the App's id, key or webhook secret (App %q)", a.GetSlug())}
+	}
+	if err := p.plan.writeFiles(a); err != nil {
+		return setupResult{err: fmt.Errorf("the App %q (id %d) is registered on GitHub, but %w; delete it there "+
+			"(Settings → Developer settings → GitHub Apps → Advanced) and run bot setup again", a.GetSlug(), a.GetID(), err)}
+	}
+	return setupResult{app: a}
+}

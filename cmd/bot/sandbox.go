@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -21,20 +20,30 @@ import (
 const (
 	demoOwner = "demo"
 	demoRepo  = "app"
+	demoUser  = "alice" // has write access to demo/app
 )
+
+// defaultCITime paces the sandbox's simulated CI so a person can follow
+// each run on the dashboard.
+const defaultCITime = 15 * time.Second
 
 // sandbox runs the product on a local fake GitHub with simulated CI, opens
 // a few pull requests (one of which fails CI), submits them by REST and by
-// comment, prints what happens, and runs until ctx ends.
+// comment, prints what happens and, once the demo is over, how to go on by
+// hand; it runs until ctx ends.
 func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("sandbox", "sandbox [--addr 127.0.0.1:8080] [--ci-time 15s] [--dir DIR] [--verbose]",
+		"Runs the whole product locally: a fake GitHub (real git repositories, simulated\n"+
+			"CI that fails a tree with a root FAIL file) and the merge queue wired to it.\n"+
+			"It opens and queues four demo pull requests, prints every state change, then\n"+
+			"prints a token and curl commands to open, comment on and label pull requests\n"+
+			"yourself. Ctrl-C stops it.")
 	addr := fs.String("addr", "127.0.0.1:8080", "address of the merge queue (REST API, dashboard, webhooks)")
 	fakeAddr := fs.String("github-addr", "127.0.0.1:0", "address of the fake GitHub")
 	dir := fs.String("dir", "", "directory for the database and git repositories (default: a temporary one)")
-	ciTime := fs.Duration("ci-time", 3*time.Second, "how long each simulated CI run takes")
+	ciTime := fs.Duration("ci-time", defaultCITime, "how long each simulated CI run takes (0: CI finishes at once)")
 	verbose := fs.Bool("verbose", false, "print the bot's logs")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
 	}
 	opts := sandbox.Options{Dir: *dir, Addr: *addr, FakeAddr: *fakeAddr}
@@ -72,7 +81,13 @@ Opened pull requests %[6]v; #%[7]d adds a file named FAIL, which the simulated C
 
 `, env.URL, secret, env.Fake.URL(), demoOwner, demoRepo, prs, prs[2])
 
-	watch(ctx, env, stdout, *ciTime)
+	userToken := env.Fake.IssueUserToken(demoUser)
+	afterDemo := func() {
+		if err := printByHand(stdout, env, userToken, prs[len(prs)-1]+1); err != nil {
+			fmt.Fprintf(stderr, "bot sandbox: %v\n", err)
+		}
+	}
+	watch(ctx, env, stdout, *ciTime, prs, afterDemo)
 	fmt.Fprintln(stdout, "\nstopping")
 	return nil
 }
@@ -87,7 +102,7 @@ func seedDemo(ctx context.Context, env *sandbox.Env, token string) ([]int, error
 	if err := f.SetRequiredChecks(demoOwner, demoRepo, "main", []string{"ci/test"}); err != nil {
 		return nil, err
 	}
-	if err := f.SetPermission(demoOwner, demoRepo, "alice", "write"); err != nil {
+	if err := f.SetPermission(demoOwner, demoRepo, demoUser, "write"); err != nil {
 		return nil, err
 	}
 	repoJSON := map[string]any{"host": "github.com", "owner": demoOwner, "name": demoRepo}
@@ -108,7 +123,7 @@ func seedDemo(ctx context.Context, env *sandbox.Env, token string) ([]int, error
 		if _, err := f.Commit(demoOwner, demoRepo, c.branch, c.files, c.title); err != nil {
 			return nil, err
 		}
-		n, err := f.OpenPR(demoOwner, demoRepo, fakegithub.PROptions{Head: c.branch, Title: c.title, Author: "alice"})
+		n, err := f.OpenPR(demoOwner, demoRepo, fakegithub.PROptions{Head: c.branch, Title: c.title, Author: demoUser})
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +136,7 @@ func seedDemo(ctx context.Context, env *sandbox.Env, token string) ([]int, error
 	if err := submit(prs[0], nil); err != nil {
 		return nil, err
 	}
-	if _, err := f.Comment(demoOwner, demoRepo, prs[1], "alice", "Ready to go.\n/mq merge"); err != nil {
+	if _, err := f.Comment(demoOwner, demoRepo, prs[1], demoUser, "Ready to go.\n/mq merge"); err != nil {
 		return nil, err
 	}
 	if err := submit(prs[2], nil); err != nil {
@@ -129,6 +144,11 @@ func seedDemo(ctx context.Context, env *sandbox.Env, token string) ([]int, error
 	}
 	if err := submit(prs[3], "high"); err != nil {
 		return nil, err
+	}
+	for _, b := range handBranches { // for the by-hand part, after the demo
+		if _, err := f.Commit(demoOwner, demoRepo, b.branch, b.files, b.title); err != nil {
+			return nil, err
+		}
 	}
 	return prs, nil
 }
@@ -158,14 +178,19 @@ func callAPI(ctx context.Context, base, token, op string, body any) error {
 }
 
 // watch prints every entry state change, in the order the queue made them
-// (from its event log), and paces the simulated CI until ctx ends.
-func watch(ctx context.Context, env *sandbox.Env, out io.Writer, ciTime time.Duration) {
+// (from its event log), and paces the simulated CI until ctx ends. It
+// calls afterDemo once, when every PR of demo has ended.
+func watch(ctx context.Context, env *sandbox.Env, out io.Writer, ciTime time.Duration, demo []int, afterDemo func()) {
 	store := env.App().Store()
 	printed := map[int64]queue.Event{} // queue ID → last event printed
 	titles := map[string]string{}
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	lastRelease := time.Now()
+	pending := map[int]bool{} // demo PRs not ended yet
+	for _, n := range demo {
+		pending[n] = true
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -201,6 +226,12 @@ func watch(ctx context.Context, env *sandbox.Env, out io.Writer, ciTime time.Dur
 				}
 				fmt.Fprintf(out, "%s  #%d %-18s %-14s %s\n", ev.At.Local().Format("15:04:05"), ev.PRNumber,
 					titles[ev.EntryID], ev.To, explain(ev.Reason, ev.Detail))
+				if ev.To.Terminal() && pending[ev.PRNumber] {
+					delete(pending, ev.PRNumber)
+					if len(pending) == 0 {
+						afterDemo()
+					}
+				}
 			}
 		}
 	}

@@ -112,7 +112,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 		targets = append(targets, notify.Target{URL: n.URL, Secret: n.Secret, Kind: notify.Kind(n.Kind)})
 	}
 	a.notifier = notify.New(notifyStore{store}, notify.Options{Targets: targets, DetailsURL: strings.TrimRight(cfg.Server.PublicURL, "/") + "/"})
-	restAPI := api.New(a.svc, store, api.Options{Host: cfg.GitHub.Host, Now: opts.Now, Logger: log})
+	restAPI := api.New(a.svc, store, api.Options{Host: cfg.GitHub.Host, WebURL: cfg.GitHub.WebURL, Now: opts.Now, Logger: log})
 	a.handler = a.routes(receiver, restAPI)
 	log.Info().Str("app", slug).Str("bot", a.botLogin).Str("database", store.Path()).Msg("merge queue ready")
 	return a, nil

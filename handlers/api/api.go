@@ -24,6 +24,10 @@ type Options struct {
 	// when empty, or a GitHub Enterprise host). Requests naming another
 	// repo.host are answered 404.
 	Host string
+	// WebURL is GitHub's web URL, under which pull request links are built
+	// (pullURL): https://github.com, a GitHub Enterprise server's, or a
+	// fake GitHub's ("" = https://<repo.host>).
+	WebURL string
 	// Now is the clock (time.Now when nil); it decides token expiry.
 	Now func() time.Time
 	// Logger receives one event per failed request; the zero value logs
@@ -36,6 +40,7 @@ type API struct {
 	svc    Service
 	tokens apitoken.Store
 	host   string
+	webURL string
 	now    func() time.Time
 	log    zerolog.Logger
 	routes map[string]route
@@ -56,7 +61,7 @@ type route struct {
 // New returns the /v1 handler. It serves "/v1/<operation>" and, when mounted
 // behind http.StripPrefix, "/<operation>".
 func New(svc Service, tokens apitoken.Store, opts Options) http.Handler {
-	a := &API{svc: svc, tokens: tokens, host: opts.Host, now: opts.Now, log: opts.Logger}
+	a := &API{svc: svc, tokens: tokens, host: opts.Host, webURL: strings.TrimRight(opts.WebURL, "/"), now: opts.Now, log: opts.Logger}
 	if a.host == "" {
 		a.host = DefaultHost
 	}

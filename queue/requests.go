@@ -51,6 +51,14 @@ type SubmittedPR struct {
 	TestRunID string
 	// IsCurrentlySubmitted is true while the entry is active.
 	IsCurrentlySubmitted bool
+	// VerifiedByTestRun is the ID of the test run whose result decided
+	// the entry's state: its own passing run (tests_passed, or merged by
+	// the queue) or the run that failed it (pending_failure, or failed
+	// with that run's reason). "" when no run decided it: not tested yet
+	// or still testing, vouched for by another run, merged directly or
+	// outside the queue, cancelled, failed for another reason, or ended
+	// longer ago than the event log is kept.
+	VerifiedByTestRun string
 }
 
 // TargetsUpdate uploads a PR's impacted targets for one head SHA.

@@ -38,6 +38,9 @@ type TestRun struct {
 	SHA    string
 	// RequiredChecks are the check names that must pass, resolved at start.
 	RequiredChecks []string
+	// RequiredSource is where RequiredChecks came from ("" for runs
+	// recorded before it was kept).
+	RequiredSource RequiredSource
 	// Bisection runs isolate the culprit of a failed batch; Parent is the
 	// failed run being bisected ("" otherwise).
 	Bisection bool
@@ -55,6 +58,33 @@ type TestRun struct {
 	// Closed is set once the run no longer matters to the queue (cancelled,
 	// or all its entries ended) and its branch has been deleted.
 	Closed bool
+}
+
+// RequiredSource says where a run's required checks came from
+// (getMergeQueueTestingDetails' requiredStatusesSource).
+type RequiredSource string
+
+const (
+	// RequiredFromQueue: the queue's requiredStatuses. The value is the
+	// hosted API's, which calls a queue a merge instance.
+	RequiredFromQueue RequiredSource = "merge_instance"
+	// RequiredFromBranchProtection: the target branch's protection rules.
+	RequiredFromBranchProtection RequiredSource = "branch_protection"
+)
+
+// RequiredSourceFor is where a new run's required checks come from, as
+// the service resolves them (SPEC §6): a bisection run's from its parent,
+// the failed run it splits (it must pass what the batch had to); else the
+// queue's requiredStatuses when set (null is unset, [] is set); else branch
+// protection.
+func RequiredSourceFor(s Settings, parent *TestRun) RequiredSource {
+	switch {
+	case parent != nil:
+		return parent.RequiredSource
+	case s.RequiredStatuses != nil:
+		return RequiredFromQueue
+	}
+	return RequiredFromBranchProtection
 }
 
 // CheckState is the normalised state of one status or check run.

@@ -76,6 +76,10 @@ type Store interface {
 	AddEvent(ctx context.Context, ev *Event) error
 	// ListEvents returns the queue's events at or after since, oldest first.
 	ListEvents(ctx context.Context, queueID int64, since time.Time) ([]Event, error)
+	// LastEvent returns the latest of an entry's events still kept (the
+	// highest ID); ErrNotFound if none is. An ended entry's last event is
+	// the one that ended it.
+	LastEvent(ctx context.Context, queueID int64, entryID string) (*Event, error)
 
 	// AddMerge appends to the queue's merge log.
 	AddMerge(ctx context.Context, m MergeRecord) error

@@ -14,33 +14,30 @@ type pullRequestJSON struct {
 	StateChangedAt string `json:"stateChangedAt"`
 	PriorityValue  int    `json:"priorityValue"`
 	PriorityName   string `json:"priorityName"`
-	// UsedDefaultPriorityName is typed string by the seed while the domain
-	// keeps a bool. Decision: when the submitter gave no priority it is the
-	// name of the default priority that was applied (the entry's
-	// priorityName, "medium"); when a priority was given it is null. A
-	// client testing it for presence and one reading it as a name both get
-	// a truthful answer, and its JSON type is always string or null.
-	UsedDefaultPriorityName *string `json:"usedDefaultPriorityName"`
-	SkipTheLine             bool    `json:"skipTheLine"`
-	NoBatch                 bool    `json:"noBatch"`
-	PRNumber                int     `json:"prNumber"`
-	PRTitle                 string  `json:"prTitle"`
-	PRSHA                   string  `json:"prSha"`
-	PRBaseBranch            string  `json:"prBaseBranch"`
-	PRAuthor                string  `json:"prAuthor"`
+	// UsedDefaultPriorityName is the name of the default priority that
+	// was applied when the submitter gave none ("medium"), else "". Never
+	// null: the hosted API's clients type it string (see docs/api.md); ""
+	// keeps "no default applied" falsy for a client testing it.
+	UsedDefaultPriorityName string `json:"usedDefaultPriorityName"`
+	SkipTheLine             bool   `json:"skipTheLine"`
+	NoBatch                 bool   `json:"noBatch"`
+	PRNumber                int    `json:"prNumber"`
+	PRTitle                 string `json:"prTitle"`
+	PRSHA                   string `json:"prSha"`
+	PRBaseBranch            string `json:"prBaseBranch"`
+	PRAuthor                string `json:"prAuthor"`
 }
 
 // newPullRequestJSON renders e. prSha is the head the entry was submitted
 // with (the only one the queue will test or merge); skipTheLine is true for
 // priority 0 (urgent).
 func newPullRequestJSON(e *queue.Entry) pullRequestJSON {
-	var usedDefault *string
+	usedDefault := ""
 	if e.UsedDefaultPriorityName {
-		name := e.PriorityName
-		if name == "" {
-			name = defaultPriorityName
+		usedDefault = e.PriorityName
+		if usedDefault == "" {
+			usedDefault = defaultPriorityName
 		}
-		usedDefault = &name
 	}
 	return pullRequestJSON{
 		ID:                      e.ID,

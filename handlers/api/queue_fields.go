@@ -1,6 +1,10 @@
 package api
 
-import "github.com/mergequeue/mq/queue"
+import (
+	"encoding/json"
+
+	"github.com/mergequeue/mq/queue"
+)
 
 // queueFields are the settable fields of a queue, as getQueue names them,
 // accepted by createQueue and updateQueue. An absent field and a null one
@@ -35,13 +39,20 @@ type queueFields struct {
 	ExtensionEnabled            *bool     `json:"extensionEnabled"`
 	NotReadyTimeoutHours        *int      `json:"notReadyTimeoutHours"`
 	BisectionParts              *int      `json:"bisectionParts"`
+	TestBranchConstructionMode  *string   `json:"testBranchConstructionMode"`
+	AllowedBotSubmitters        *[]string `json:"allowedBotSubmitters"`
+	TestBranchPrefix            *string   `json:"testBranchPrefix"`
+	// BatchingRules is accepted only as [] (what getQueue shows): the
+	// queue has no batching rules, and a rule it would ignore is refused.
+	BatchingRules *[]json.RawMessage `json:"batchingRules"`
 }
 
 // update turns the fields into a queue.QueueUpdate, parsing enums in any
 // case (400 for an unknown value). Ranges are checked by the queue
 // (queue.QueueUpdate.ApplySettings), whose *queue.InputError is a 400 too.
-// bisectionConcurrency and batchingMaxSize must be at least 1 when written:
-// the API always shows their effective value, so 0 could never be read back.
+// bisectionConcurrency and batchingMaxSize must be at least 1 when written,
+// and testBranchPrefix not empty: the API always shows their effective
+// value, so 0 or "" could never be read back. batchingRules must be [].
 func (f *queueFields) update() (queue.QueueUpdate, error) {
 	u := queue.QueueUpdate{
 		Concurrency:                 f.Concurrency,
@@ -65,6 +76,8 @@ func (f *queueFields) update() (queue.QueueUpdate, error) {
 		ExtensionEnabled:            f.ExtensionEnabled,
 		NotReadyTimeoutHours:        f.NotReadyTimeoutHours,
 		BisectionParts:              f.BisectionParts,
+		AllowedBotSubmitters:        f.AllowedBotSubmitters,
+		TestBranchPrefix:            f.TestBranchPrefix,
 	}
 	for _, p := range []struct {
 		name string
@@ -73,6 +86,12 @@ func (f *queueFields) update() (queue.QueueUpdate, error) {
 		if p.v != nil && *p.v < 1 {
 			return u, badRequestf("invalid field %s: must be at least 1, got %d", p.name, *p.v)
 		}
+	}
+	if f.TestBranchPrefix != nil && *f.TestBranchPrefix == "" {
+		return u, badRequestf(`invalid field testBranchPrefix: must not be empty (the default is %q)`, queue.DefaultTestBranchPrefix)
+	}
+	if f.BatchingRules != nil && len(*f.BatchingRules) > 0 {
+		return u, badRequestf("invalid field batchingRules: batching rules are not supported; only [] is accepted, got %d rule(s)", len(*f.BatchingRules))
 	}
 	var err error
 	if u.State, err = optEnum("state", f.State, queue.QueueRunning, queue.QueuePaused, queue.QueueDraining, queue.QueueSwitchingModes); err != nil {
@@ -88,6 +107,9 @@ func (f *queueFields) update() (queue.QueueUpdate, error) {
 		return u, err
 	}
 	if u.MergeMethod, err = optEnum("mergeMethod", f.MergeMethod, queue.MergeCommit, queue.Squash, queue.Rebase); err != nil {
+		return u, err
+	}
+	if u.TestBranchConstructionMode, err = optEnum("testBranchConstructionMode", f.TestBranchConstructionMode, queue.RenameTempBranch); err != nil {
 		return u, err
 	}
 	return u, nil

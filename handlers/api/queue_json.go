@@ -1,12 +1,18 @@
 package api
 
-import "github.com/mergequeue/mq/queue"
+import (
+	"encoding/json"
+
+	"github.com/mergequeue/mq/queue"
+)
 
 // queueJSON is a queue as the API shows it: seed §2.3 without
-// enqueuedPullRequests, plus the SPEC §7 settings. Every field is always
-// present; enums are lower case; requiredStatuses keeps null (use branch
-// protection) apart from [] (explicitly none). getQueue adds the entries;
-// updateQueue answers this alone.
+// enqueuedPullRequests, plus the SPEC §7 settings and the fields newer
+// clients of the hosted API require (testBranchConstructionMode,
+// allowedBotSubmitters, batchingRules). Every field is always present;
+// enums are lower case; lists are never null except requiredStatuses,
+// which keeps null (use branch protection) apart from [] (explicitly
+// none). getQueue adds the entries; updateQueue answers this alone.
 type queueJSON struct {
 	State                       string   `json:"state"`
 	Branch                      string   `json:"branch"`
@@ -24,9 +30,14 @@ type queueJSON struct {
 	StatusCheckEnabled          bool     `json:"statusCheckEnabled"`
 	BisectionConcurrency        int      `json:"bisectionConcurrency"`
 	RequiredStatuses            []string `json:"requiredStatuses"`
-	DirectMergeMode             string   `json:"directMergeMode"`
-	OptimizationMode            string   `json:"optimizationMode"`
-	MergeMethod                 string   `json:"mergeMethod"`
+	// AllowedBotSubmitters is [] when none; BatchingRules is always []:
+	// the queue has no batching rules (updateQueue refuses any).
+	AllowedBotSubmitters       []string          `json:"allowedBotSubmitters"`
+	BatchingRules              []json.RawMessage `json:"batchingRules"`
+	DirectMergeMode            string            `json:"directMergeMode"`
+	OptimizationMode           string            `json:"optimizationMode"`
+	MergeMethod                string            `json:"mergeMethod"`
+	TestBranchConstructionMode string            `json:"testBranchConstructionMode"`
 
 	EnqueueingLabel      string `json:"enqueueingLabel"`
 	LabelCommandsEnabled bool   `json:"labelCommandsEnabled"`
@@ -35,12 +46,16 @@ type queueJSON struct {
 	BatchingMaxSize      int    `json:"batchingMaxSize"`
 	NotReadyTimeoutHours int    `json:"notReadyTimeoutHours"`
 	BisectionParts       int    `json:"bisectionParts"`
+	// TestBranchPrefix (our extension) starts the queue's test branch
+	// names: <prefix>pr-<N>/<testRunId>.
+	TestBranchPrefix string `json:"testBranchPrefix"`
 }
 
 // newQueueJSON renders q. mode is the effective mode (the pending one while
 // the queue switches modes, so a client reads back what it set);
-// bisectionConcurrency and batchingMaxSize are the effective values
-// (following concurrency and batchingMinSize while unset).
+// bisectionConcurrency, batchingMaxSize, testBranchConstructionMode and
+// testBranchPrefix are the effective values (following concurrency and
+// batchingMinSize, or the defaults, while unset).
 func newQueueJSON(q *queue.Queue) queueJSON {
 	s := q.Settings
 	return queueJSON{
@@ -60,6 +75,9 @@ func newQueueJSON(q *queue.Queue) queueJSON {
 		StatusCheckEnabled:          s.StatusCheckEnabled,
 		BisectionConcurrency:        s.EffectiveBisectionConcurrency(),
 		RequiredStatuses:            s.RequiredStatuses,
+		AllowedBotSubmitters:        append([]string{}, s.AllowedBotSubmitters...),
+		BatchingRules:               []json.RawMessage{},
+		TestBranchConstructionMode:  string(s.EffectiveTestBranchConstructionMode()),
 		DirectMergeMode:             string(s.DirectMergeMode),
 		OptimizationMode:            string(s.OptimizationMode),
 		MergeMethod:                 string(s.MergeMethod),
@@ -70,5 +88,6 @@ func newQueueJSON(q *queue.Queue) queueJSON {
 		BatchingMaxSize:             s.EffectiveBatchingMaxSize(),
 		NotReadyTimeoutHours:        s.NotReadyTimeoutHours,
 		BisectionParts:              s.EffectiveBisectionParts(),
+		TestBranchPrefix:            s.EffectiveTestBranchPrefix(),
 	}
 }

@@ -117,6 +117,10 @@ var queueShape = map[string]string{
 	"batchingMaxSize":             "integer",
 	"notReadyTimeoutHours":        "integer",
 	"bisectionParts":              "integer",
+	"allowedBotSubmitters":        "array",
+	"batchingRules":               "array",
+	"testBranchConstructionMode":  "string",
+	"testBranchPrefix":            "string",
 }
 
 // enqueuedShape is seed §2.4.
@@ -126,7 +130,7 @@ var enqueuedShape = map[string]string{
 	"stateChangedAt":          "string",
 	"priorityValue":           "integer",
 	"priorityName":            "string",
-	"usedDefaultPriorityName": "string|null",
+	"usedDefaultPriorityName": "string",
 	"skipTheLine":             "boolean",
 	"noBatch":                 "boolean",
 	"prNumber":                "integer",
@@ -195,7 +199,7 @@ func TestGetQueueShape(t *testing.T) {
 		{first["state"], "testing"},
 		{first["stateChangedAt"], "2026-07-23T00:32:50.123Z"},
 		{first["skipTheLine"], "true"},
-		{first["usedDefaultPriorityName"], "<nil>"},
+		{first["usedDefaultPriorityName"], ""}, // a priority was given: no default applied
 		{first["prNumber"], "12"},
 		{first["prSha"], "sha12"},
 		{first["prTitle"], "PR 12"},

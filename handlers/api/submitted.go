@@ -18,22 +18,33 @@ type readinessJSON struct {
 
 // submittedPullRequestJSON is the getSubmittedPullRequest response: the
 // seed §2.4 fields plus why the state last changed, whether the entry is
-// still in the queue and its readiness. queuePosition (1-based, admitted
-// entries only) and testRunId are omitted when there is none.
+// still in the queue, its readiness, whether it was force-enqueued and
+// the test run that decided it. queuePosition (1-based, admitted entries
+// only) and testRunId are omitted when there is none; verifiedByTestRun is
+// always present, null when no run decided the entry (the hosted API's
+// shape: a run ID or null).
 type submittedPullRequestJSON struct {
 	pullRequestJSON
 	StateReason                 string        `json:"stateReason"`
 	StateReasonDetail           string        `json:"stateReasonDetail"`
 	IsCurrentlySubmittedToQueue bool          `json:"isCurrentlySubmittedToQueue"`
 	Readiness                   readinessJSON `json:"readiness"`
-	QueuePosition               int           `json:"queuePosition,omitempty"`
-	TestRunID                   string        `json:"testRunId,omitempty"`
+	// ForceEnqueued: submitted with the admin's --direct, skipping the
+	// readiness wait (queue.Entry.Direct).
+	ForceEnqueued     bool    `json:"forceEnqueued"`
+	VerifiedByTestRun *string `json:"verifiedByTestRun"`
+	QueuePosition     int     `json:"queuePosition,omitempty"`
+	TestRunID         string  `json:"testRunId,omitempty"`
 }
 
 func newSubmittedPullRequestJSON(s *queue.SubmittedPR) submittedPullRequestJSON {
 	mergeability := s.Readiness.GitHubMergeability
 	if mergeability == "" {
 		mergeability = "unspecified"
+	}
+	var verifiedBy *string
+	if s.VerifiedByTestRun != "" {
+		verifiedBy = &s.VerifiedByTestRun
 	}
 	return submittedPullRequestJSON{
 		pullRequestJSON:             newPullRequestJSON(s.Entry),
@@ -46,8 +57,10 @@ func newSubmittedPullRequestJSON(s *queue.SubmittedPR) submittedPullRequestJSON 
 			DoesBaseBranchMatch:     s.Readiness.DoesBaseBranchMatch,
 			GitHubMergeability:      mergeability,
 		},
-		QueuePosition: s.QueuePosition,
-		TestRunID:     s.TestRunID,
+		ForceEnqueued:     s.Entry.Direct,
+		VerifiedByTestRun: verifiedBy,
+		QueuePosition:     s.QueuePosition,
+		TestRunID:         s.TestRunID,
 	}
 }
 

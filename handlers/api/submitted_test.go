@@ -17,6 +17,8 @@ var submittedShape = func() map[string]string {
 		"stateReasonDetail":           "string",
 		"isCurrentlySubmittedToQueue": "boolean",
 		"readiness":                   "object",
+		"forceEnqueued":               "boolean",
+		"verifiedByTestRun":           "string|null",
 	}
 	for k, v := range enqueuedShape {
 		m[k] = v
@@ -37,6 +39,8 @@ func TestGetSubmittedPullRequest(t *testing.T) {
 	inTest.StateReason = queue.ReasonTesting
 	ended := testEntry(9, queue.StateCancelled, 100, "medium", true)
 	ended.StateReason, ended.StateReasonDetail = queue.ReasonPRPushed, "new commits were pushed"
+	forced := testEntry(9, queue.StateMerged, 100, "medium", true)
+	forced.StateReason, forced.Direct = queue.ReasonMergedByQueue, true
 	tests := []struct {
 		name     string
 		sub      *queue.SubmittedPR
@@ -49,13 +53,20 @@ func TestGetSubmittedPullRequest(t *testing.T) {
 				Readiness: queue.Readiness{DoesBaseBranchMatch: true, GitHubMergeability: "mergeable"}},
 			optional: map[string]string{"queuePosition": "integer", "testRunId": "string"},
 			want: map[string]string{"state": "testing", "stateReason": "testing", "queuePosition": "2", "testRunId": "run-1",
-				"isCurrentlySubmittedToQueue": "true", "usedDefaultPriorityName": "<nil>", "priorityName": "high", "priorityValue": "10"},
+				"isCurrentlySubmittedToQueue": "true", "usedDefaultPriorityName": "", "priorityName": "high", "priorityValue": "10",
+				"forceEnqueued": "false", "verifiedByTestRun": "<nil>"},
 		},
 		{
 			name: "ended keeps reason",
 			sub:  &queue.SubmittedPR{Entry: ended},
 			want: map[string]string{"state": "cancelled", "stateReason": "pr_pushed", "stateReasonDetail": "new commits were pushed",
-				"isCurrentlySubmittedToQueue": "false", "usedDefaultPriorityName": "medium", "stateChangedAt": "2026-07-23T00:32:50.123Z"},
+				"isCurrentlySubmittedToQueue": "false", "usedDefaultPriorityName": "medium", "stateChangedAt": "2026-07-23T00:32:50.123Z",
+				"forceEnqueued": "false", "verifiedByTestRun": "<nil>"},
+		},
+		{
+			name: "merged, force-enqueued, verified by its run",
+			sub:  &queue.SubmittedPR{Entry: forced, VerifiedByTestRun: "run-7"},
+			want: map[string]string{"state": "merged", "forceEnqueued": "true", "verifiedByTestRun": "run-7"},
 		},
 	}
 	for _, tt := range tests {

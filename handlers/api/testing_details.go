@@ -71,10 +71,15 @@ type failureStatusJSON struct {
 	Detail string `json:"detail"`
 }
 
-// testingDetailsJSON is the getMergeQueueTestingDetails response (SPEC §7).
-// The optional fields are omitted when there is nothing to say.
+// testingDetailsJSON is the getMergeQueueTestingDetails response (SPEC §7)
+// plus requiredStatusesSource, which newer clients of the hosted API
+// require. The optional fields are omitted when there is nothing to say.
 type testingDetailsJSON struct {
-	RequiredStatuses            []string           `json:"requiredStatuses"`
+	RequiredStatuses []string `json:"requiredStatuses"`
+	// RequiredStatusesSource is where requiredStatuses came from:
+	// merge_instance (the queue's requiredStatuses), branch_protection, or
+	// unknown for a run recorded before the source was kept.
+	RequiredStatusesSource      string             `json:"requiredStatusesSource"`
 	TestBranch                  string             `json:"testBranch"`
 	TestBranchSHA               string             `json:"testBranchSha"`
 	CreatedAt                   string             `json:"createdAt"`
@@ -87,6 +92,18 @@ type testingDetailsJSON struct {
 	ImpactedTargetsForTestedPRs []prTargetsJSON    `json:"impactedTargetsForTestedPrs,omitempty"`
 	WaitingOn                   []int              `json:"waitingOn,omitempty"`
 	FailureStatus               *failureStatusJSON `json:"failureStatus,omitempty"`
+}
+
+// unknownSource is the requiredStatusesSource of runs recorded before the
+// source was kept.
+const unknownSource = "unknown"
+
+// requiredStatusesSource shows where a run's required checks came from.
+func requiredStatusesSource(src queue.RequiredSource) string {
+	if src == "" {
+		return unknownSource
+	}
+	return string(src)
 }
 
 // runStatus maps a run's status to the wire: building is in_progress.
@@ -121,16 +138,17 @@ func newCheckRunJSON(c queue.CheckResult) checkRunJSON {
 func (a *API) newTestingDetailsJSON(d *service.TestingDetails) testingDetailsJSON {
 	run := d.Run
 	out := testingDetailsJSON{
-		RequiredStatuses:   append([]string{}, run.RequiredChecks...),
-		TestBranch:         run.Branch,
-		TestBranchSHA:      run.SHA,
-		CreatedAt:          timestamp(run.CreatedAt),
-		Status:             runStatus(run.Status),
-		CheckSuites:        []checkSuiteJSON{},
-		StatusChecks:       []statusCheckJSON{},
-		TestedPullRequests: []testedPRJSON{},
-		DependentPRs:       append([]int{}, d.DependentPRs...),
-		WaitingOn:          d.WaitingOn,
+		RequiredStatuses:       append([]string{}, run.RequiredChecks...),
+		RequiredStatusesSource: requiredStatusesSource(run.RequiredSource),
+		TestBranch:             run.Branch,
+		TestBranchSHA:          run.SHA,
+		CreatedAt:              timestamp(run.CreatedAt),
+		Status:                 runStatus(run.Status),
+		CheckSuites:            []checkSuiteJSON{},
+		StatusChecks:           []statusCheckJSON{},
+		TestedPullRequests:     []testedPRJSON{},
+		DependentPRs:           append([]int{}, d.DependentPRs...),
+		WaitingOn:              d.WaitingOn,
 	}
 	var runs []checkRunJSON
 	for _, c := range d.Checks {

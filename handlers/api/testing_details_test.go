@@ -17,6 +17,7 @@ import (
 // field present.
 var detailsShape = map[string]string{
 	"requiredStatuses":            "array",
+	"requiredStatusesSource":      "string",
 	"testBranch":                  "string",
 	"testBranchSha":               "string",
 	"createdAt":                   "string",
@@ -35,7 +36,7 @@ func detailsFixture(status queue.RunStatus) *service.TestingDetails {
 	q := &queue.Queue{ID: 1, Key: testKey, State: queue.QueueRunning, Settings: queue.DefaultSettings()}
 	run := &queue.TestRun{ID: "3f2c", QueueID: 1, EntryIDs: []string{"e12", "e13"}, PRNumbers: []int{12, 13},
 		PRSHAs: []string{"sha12", "sha13"}, Ahead: []string{"e11"}, Branch: "mq-merge/pr-12/3f2c", SHA: "testsha",
-		RequiredChecks: []string{"ci/test", "build"}, Status: status,
+		RequiredChecks: []string{"ci/test", "build"}, RequiredSource: queue.RequiredFromBranchProtection, Status: status,
 		CreatedAt: time.Date(2026, 7, 23, 1, 32, 50, 7e6, time.UTC)}
 	if status == queue.RunFailed {
 		run.FailureReason, run.FailureDetail = queue.ReasonTestsFailed, "ci/test failed: https://ci/1"
@@ -70,6 +71,7 @@ func TestTestingDetailsShape(t *testing.T) {
 	wantShape(t, "details", m, detailsShape)
 	var got struct {
 		RequiredStatuses []string `json:"requiredStatuses"`
+		Source           string   `json:"requiredStatusesSource"`
 		TestBranch       string   `json:"testBranch"`
 		TestBranchSHA    string   `json:"testBranchSha"`
 		CreatedAt        string   `json:"createdAt"`
@@ -97,6 +99,7 @@ func TestTestingDetailsShape(t *testing.T) {
 		got, want any
 	}{
 		{"requiredStatuses", fmt.Sprint(got.RequiredStatuses), "[ci/test build]"},
+		{"requiredStatusesSource", got.Source, "branch_protection"},
 		{"testBranch", got.TestBranch, "mq-merge/pr-12/3f2c"},
 		{"testBranchSha", got.TestBranchSHA, "testsha"},
 		{"createdAt", got.CreatedAt, "2026-07-23T01:32:50.007Z"},
@@ -164,6 +167,35 @@ func TestTestingDetailsMinimal(t *testing.T) {
 				if !strings.Contains(r.body, empty) {
 					t.Errorf("body lacks %s: %s", empty, r.body)
 				}
+			}
+		})
+	}
+}
+
+func TestTestingDetailsRequiredStatusesSource(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		required []string
+		source   queue.RequiredSource
+		want     string
+	}{
+		{"the queue's requiredStatuses", []string{"ci/test"}, queue.RequiredFromQueue, `"requiredStatuses":["ci/test"],"requiredStatusesSource":"merge_instance"`},
+		{"explicitly none", []string{}, queue.RequiredFromQueue, `"requiredStatuses":[],"requiredStatusesSource":"merge_instance"`},
+		{"branch protection", []string{"build"}, queue.RequiredFromBranchProtection, `"requiredStatuses":["build"],"requiredStatusesSource":"branch_protection"`},
+		{"recorded before sources were kept", []string{"build"}, "", `"requiredStatuses":["build"],"requiredStatusesSource":"unknown"`},
+		{"no checks recorded", nil, "", `"requiredStatuses":[],"requiredStatusesSource":"unknown"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			d := detailsFixture(queue.RunInProgress)
+			d.Run.RequiredChecks, d.Run.RequiredSource = tt.required, tt.source
+			h.svc.configureMore(func(m *moreFakes) { m.details = d })
+			r := h.post("getMergeQueueTestingDetails", body(`"testRunId":"3f2c"`))
+			if r.status != http.StatusOK || !strings.Contains(r.body, tt.want) {
+				t.Errorf("got %d %s, want it to contain %s", r.status, r.body, tt.want)
 			}
 		})
 	}

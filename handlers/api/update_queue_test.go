@@ -33,6 +33,8 @@ var everyField = []string{
 	`"optimizationMode":"BISECTION_SKIP_REDUNDANT_TESTS"`, `"mergeMethod":"Merge_Commit"`,
 	`"enqueueingLabel":"ship-it"`, `"labelCommandsEnabled":false`, `"stateLabelsEnabled":true`,
 	`"extensionEnabled":false`, `"notReadyTimeoutHours":24`, `"bisectionParts":4`,
+	`"testBranchConstructionMode":"RENAME_TEMP_BRANCH"`, `"allowedBotSubmitters":["renovate[bot]","ci-user"]`,
+	`"batchingRules":[]`, `"testBranchPrefix":"ci/merge-queue/"`,
 }
 
 // everyFieldUpdate is what everyField decodes to.
@@ -46,6 +48,8 @@ func everyFieldUpdate() queue.QueueUpdate {
 		OptimizationMode: ptr(queue.OptimizationBisectionSkipTests), MergeMethod: ptr(queue.MergeCommit),
 		EnqueueingLabel: ptr("ship-it"), LabelCommandsEnabled: ptr(false), StateLabelsEnabled: ptr(true),
 		ExtensionEnabled: ptr(false), NotReadyTimeoutHours: ptr(24), BisectionParts: ptr(4),
+		TestBranchConstructionMode: ptr(queue.RenameTempBranch), AllowedBotSubmitters: ptr([]string{"renovate[bot]", "ci-user"}),
+		TestBranchPrefix: ptr("ci/merge-queue/"),
 	}
 }
 
@@ -66,6 +70,10 @@ func TestUpdateQueueDecodesEveryField(t *testing.T) {
 		{"delete false is no change", []string{`"deleteRequiredStatuses":false`}, queue.QueueUpdate{}},
 		{"read-only and unknown fields ignored", []string{`"branch":"other"`, `"enqueuedPullRequests":[{"prNumber":1}]`, `"color":"blue"`}, queue.QueueUpdate{}},
 		{"switching_modes echoed", []string{`"state":"SWITCHING_MODES"`}, queue.QueueUpdate{State: ptr(queue.QueueSwitchingModes)}},
+		{"new fields null are no change", []string{`"testBranchConstructionMode":null`, `"allowedBotSubmitters":null`,
+			`"batchingRules":null`, `"testBranchPrefix":null`}, queue.QueueUpdate{}},
+		{"no bots", []string{`"allowedBotSubmitters":[]`}, queue.QueueUpdate{AllowedBotSubmitters: ptr([]string{})}},
+		{"batching rules [] is no change", []string{`"batchingRules":[]`}, queue.QueueUpdate{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -150,6 +158,21 @@ func TestUpdateQueueErrors(t *testing.T) {
 		{"required statuses of numbers", body(`"requiredStatuses":[1]`), nil, http.StatusBadRequest, "requiredStatuses", false},
 		{"bisection concurrency zero", body(`"bisectionConcurrency":0`), nil, http.StatusBadRequest, "bisectionConcurrency", false},
 		{"batching max size zero", body(`"batchingMaxSize":0`), nil, http.StatusBadRequest, "batchingMaxSize", false},
+		{"unknown construction mode", body(`"testBranchConstructionMode":"push"`), nil, http.StatusBadRequest,
+			`testBranchConstructionMode: "push" is not one of rename_temp_branch`, false},
+		{"construction mode as number", body(`"testBranchConstructionMode":1`), nil, http.StatusBadRequest,
+			"invalid field testBranchConstructionMode: expected string", false},
+		{"bots as string", body(`"allowedBotSubmitters":"renovate[bot]"`), nil, http.StatusBadRequest,
+			"invalid field allowedBotSubmitters: expected array", false},
+		{"bots of numbers", body(`"allowedBotSubmitters":[7]`), nil, http.StatusBadRequest, "allowedBotSubmitters", false},
+		{"bot refused by the queue", body(`"allowedBotSubmitters":["a/b"]`), queue.Inputf("invalid field allowedBotSubmitters[0]: …"),
+			http.StatusBadRequest, "allowedBotSubmitters[0]", true},
+		{"a batching rule", body(`"batchingRules":[{"label":"deps","maxBatchSize":5}]`), nil, http.StatusBadRequest,
+			"invalid field batchingRules: batching rules are not supported; only [] is accepted", false},
+		{"batching rules as object", body(`"batchingRules":{}`), nil, http.StatusBadRequest, "invalid field batchingRules: expected array", false},
+		{"empty prefix", body(`"testBranchPrefix":""`), nil, http.StatusBadRequest,
+			`invalid field testBranchPrefix: must not be empty (the default is "mq-merge/")`, false},
+		{"prefix as number", body(`"testBranchPrefix":5`), nil, http.StatusBadRequest, "invalid field testBranchPrefix: expected string", false},
 		{"missing branch", `{"repo":{"host":"github.com","owner":"o","name":"w"}}`, nil, http.StatusBadRequest, "targetBranch is required", false},
 		{"malformed JSON", `{"repo":`, nil, http.StatusBadRequest, "malformed JSON", false},
 		{"other host", `{"repo":{"host":"gitlab.com","owner":"o","name":"w"},"targetBranch":"main"}`, nil, http.StatusNotFound, "gitlab.com", false},
@@ -185,7 +208,9 @@ func TestCreateQueueAcceptsEveryField(t *testing.T) {
 func TestCreateQueueRefusesBadFieldsBeforeTheService(t *testing.T) {
 	t.Parallel()
 	for _, extra := range []string{`"batchingMinSize":5,"batchingMaxSize":2`, `"concurrency":1001`, `"enqueueingLabel":""`, `"bisectionParts":1`,
-		`"requiredStatuses":[""]`, `"state":"switching_modes"`, `"mergeMethod":"octopus"`} {
+		`"requiredStatuses":[""]`, `"state":"switching_modes"`, `"mergeMethod":"octopus"`,
+		`"testBranchConstructionMode":"push"`, `"allowedBotSubmitters":["a/b"]`, `"allowedBotSubmitters":["x[bot]","X[bot]"]`,
+		`"batchingRules":[{}]`, `"testBranchPrefix":"mq-temp/"`, `"testBranchPrefix":"no-slash"`, `"testBranchPrefix":""`} {
 		h := newHarness(t)
 		r := h.post("createQueue", body(extra))
 		wantError(t, r, http.StatusBadRequest)

@@ -113,6 +113,27 @@ func (o *ops) ListEvents(ctx context.Context, queueID int64, since time.Time) ([
 	return slices.Clone(evs[i:]), nil
 }
 
+// LastEvent returns the entry's event with the highest ID in the queue's
+// log; queue.ErrNotFound if there is none.
+func (o *ops) LastEvent(ctx context.Context, queueID int64, entryID string) (*queue.Event, error) {
+	unlock, err := o.begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read the last event of entry %s: %w", entryID, err)
+	}
+	defer unlock()
+	var last *queue.Event
+	for i, ev := range o.d.events[queueID] {
+		if ev.EntryID == entryID && (last == nil || ev.ID > last.ID) {
+			last = &o.d.events[queueID][i]
+		}
+	}
+	if last == nil {
+		return nil, fmt.Errorf("no event of entry %s: %w", entryID, queue.ErrNotFound)
+	}
+	c := *last
+	return &c, nil
+}
+
 // AddMerge appends m to its queue's merge log.
 func (o *ops) AddMerge(ctx context.Context, m queue.MergeRecord) error {
 	unlock, err := o.begin(ctx)

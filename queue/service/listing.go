@@ -65,5 +65,53 @@ func (s *Service) describeEntry(ctx context.Context, q *queue.Queue, e *queue.En
 	case !errors.Is(err, queue.ErrNotFound):
 		return nil, fmt.Errorf("failed to load impacted targets of #%d: %w", e.PRNumber, err)
 	}
+	if sub.VerifiedByTestRun, err = s.verifiedBy(ctx, q, e); err != nil {
+		return nil, err
+	}
 	return sub, nil
+}
+
+// verifiedBy is the test run whose result decided e's state
+// (queue.SubmittedPR.VerifiedByTestRun), or "". An active entry names its
+// run; an ended one, the run named by its last event, the one that ended
+// it. The run must have the result the state rests on: passed for
+// tests_passed (unless vouched for) and a merge by the queue, failed for
+// pending_failure, and failed with the entry's reason for failed.
+func (s *Service) verifiedBy(ctx context.Context, q *queue.Queue, e *queue.Entry) (string, error) {
+	var want queue.RunStatus
+	switch {
+	case e.State == queue.StateTestsPassed && !e.Vouched,
+		e.State == queue.StateMerged && e.StateReason == queue.ReasonMergedByQueue:
+		want = queue.RunSucceeded
+	case e.State == queue.StatePendingFailure, e.State == queue.StateFailed:
+		want = queue.RunFailed
+	default:
+		return "", nil
+	}
+	runID := e.RunID
+	if !e.Active() {
+		ev, err := s.store.LastEvent(ctx, q.ID, e.ID)
+		switch {
+		case errors.Is(err, queue.ErrNotFound):
+			return "", nil // past the event log's retention
+		case err != nil:
+			return "", fmt.Errorf("failed to load the last event of #%d: %w", e.PRNumber, err)
+		case ev.To != e.State:
+			return "", nil
+		}
+		runID = ev.RunID
+	}
+	if runID == "" {
+		return "", nil
+	}
+	r, err := s.store.GetRun(ctx, runID)
+	switch {
+	case errors.Is(err, queue.ErrNotFound):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("failed to load run %s of #%d: %w", runID, e.PRNumber, err)
+	case r.Status != want, e.State == queue.StateFailed && r.FailureReason != e.StateReason:
+		return "", nil
+	}
+	return r.ID, nil
 }

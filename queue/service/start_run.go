@@ -38,6 +38,7 @@ func (s *Service) startRun(ctx context.Context, fx *effects, snap *engine.Snapsh
 	}
 	run := &queue.TestRun{ID: s.opts.NewID(), QueueID: q.ID, EntryIDs: a.Unit, Ahead: a.Ahead, BaseSHA: a.BaseSHA,
 		RequiredChecks: required, Status: queue.RunBuilding, CreatedAt: s.now(), Bisection: a.Bisection, Parent: a.Parent}
+	run.RequiredSource = queue.RequiredSourceFor(q.Settings, snap.Run(a.Parent)) // getMergeQueueTestingDetails' requiredStatusesSource
 	for _, e := range unit {
 		run.PRNumbers = append(run.PRNumbers, e.PRNumber)
 		run.PRSHAs = append(run.PRSHAs, e.PRSHA)

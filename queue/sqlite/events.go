@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -27,6 +29,7 @@ var (
 	eventCols   = eventColumns(&queue.Event{})
 	eventInsert = insertSQL("events", eventCols, "")
 	eventSince  = "SELECT id, " + selectList(eventCols, "") + " FROM events WHERE queue_id = ? AND at >= ? ORDER BY at, id"
+	eventLast   = "SELECT id, " + selectList(eventCols, "") + " FROM events WHERE entry_id = ? AND queue_id = ? ORDER BY id DESC LIMIT 1"
 )
 
 // AddEvent appends ev to its queue's event log and sets ev.ID.
@@ -58,4 +61,19 @@ func (o *ops) ListEvents(ctx context.Context, queueID int64, since time.Time) ([
 		return nil, fmt.Errorf("failed to list events of queue %d: %w", queueID, err)
 	}
 	return out, nil
+}
+
+// LastEvent returns the latest kept event of an entry of the queue;
+// queue.ErrNotFound if none is.
+func (o *ops) LastEvent(ctx context.Context, queueID int64, entryID string) (*queue.Event, error) {
+	var ev queue.Event
+	err := o.rd.QueryRowContext(ctx, eventLast, entryID, queueID).
+		Scan(append([]any{&ev.ID}, columnDests(eventColumns(&ev))...)...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("no event of entry %s: %w", entryID, queue.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to read the last event of entry %s: %w", entryID, err)
+	}
+	return &ev, nil
 }

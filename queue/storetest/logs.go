@@ -99,6 +99,34 @@ var logTests = []testCase{
 			t.Errorf("ListEvents(zero since) = %d events, %v; want none (NULL comparison)", len(got), err)
 		}
 	}},
+	{"event/last of an entry", func(t *testing.T, s queue.Store) {
+		q := mustQueue(t, s, "main")
+		other := mustQueue(t, s, "dev")
+		if _, err := s.LastEvent(ctx, q.ID, "e1"); !errors.Is(err, queue.ErrNotFound) {
+			t.Errorf("LastEvent without events = %v, want ErrNotFound", err)
+		}
+		// The last recorded wins, whatever its time; other entries and
+		// queues do not count.
+		add := func(queueID int64, entry string, minute int, to queue.EntryState, run string) {
+			must(t, s.AddEvent(ctx, &queue.Event{QueueID: queueID, EntryID: entry, PRNumber: 1,
+				At: at(time.Duration(minute) * time.Minute), To: to, RunID: run}))
+		}
+		add(q.ID, "e1", 5, queue.StateTesting, "r1")
+		add(q.ID, "e1", 4, queue.StateFailed, "r1")
+		add(q.ID, "e2", 6, queue.StateMerged, "r2")
+		add(other.ID, "e1", 7, queue.StateCancelled, "")
+		got, err := s.LastEvent(ctx, q.ID, "e1")
+		must(t, err)
+		if got.To != queue.StateFailed || got.RunID != "r1" || got.EntryID != "e1" || got.QueueID != q.ID || got.ID == 0 {
+			t.Errorf("LastEvent = %+v, want the failed event of e1 in its queue", got)
+		}
+		got.RunID = "changed"
+		again, err := s.LastEvent(ctx, q.ID, "e1")
+		must(t, err)
+		if again.RunID != "r1" {
+			t.Errorf("LastEvent aliases the stored event: %+v", again)
+		}
+	}},
 	{"merge/last n oldest first", func(t *testing.T, s queue.Store) {
 		q := mustQueue(t, s, "main")
 		other := mustQueue(t, s, "dev")

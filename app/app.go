@@ -90,9 +90,15 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	a := &App{cfg: cfg, log: log, store: store, gh: gh, botLogin: cfg.BotLoginFor(slug), metrics: newMetrics(), now: opts.Now,
 		bodies: opts.BodyDeadline}
 	a.workers = NewWorkers(nil, cfg.Engine.ReconcileInterval, opts.Now)
+	title, err := service.ParseTestPRTitle(cfg.TestPRs.TitleTemplate)
+	if err != nil {
+		_ = store.Close()
+		return nil, err
+	}
 	a.svc = service.NewService(store, gh, service.Options{
 		Now: opts.Now, Wake: a.workers.Wake, ReconcileEvery: cfg.Engine.ReconcileInterval,
-		PublicURL: cfg.Server.PublicURL, OnTreeMismatch: a.metrics.treeMismatch,
+		PublicURL: cfg.Server.PublicURL, WebURL: gh.Config().WebURL, TestPRTitle: title,
+		OnTreeMismatch: a.metrics.treeMismatch,
 	})
 	a.workers.svc = a.svc
 	if err := a.bootstrapQueues(ctx); err != nil {
@@ -100,7 +106,8 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 		return nil, err
 	}
 	hcfg := handlers.Config{Host: cfg.GitHub.Host, BotLogin: a.botLogin, CommandPrefix: cfg.Commands.Prefix}
-	a.processor = inbox.NewProcessor(store, handlers.New(hcfg, a.svc, gh), log)
+	a.processor = inbox.NewProcessor(store, handlers.New(hcfg, a.svc, gh), log,
+		inbox.WithTransient(func(err error) bool { return errors.Is(err, queue.ErrTransient) }, 0))
 	receiver, err := inbox.NewReceiver(cfg.GitHub.App.WebhookSecret, store, a.processor.Wake,
 		inbox.WithReceiverLogger(log))
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/service"
 )
 
 // Defaults applied by applyDefaults to every key left empty (or zero).
@@ -58,6 +59,7 @@ type Config struct {
 	GitHub        GitHubConfig         `yaml:"github"`
 	Database      DatabaseConfig       `yaml:"database"`
 	Commands      CommandsConfig       `yaml:"commands"`
+	TestPRs       TestPRsConfig        `yaml:"test_prs"`
 	Logging       LoggingConfig        `yaml:"logging"`
 	Engine        EngineConfig         `yaml:"engine"`
 	Queues        []QueueBootstrap     `yaml:"queues"`
@@ -97,6 +99,15 @@ type AppCredentials struct {
 type DatabaseConfig struct {
 	Driver string `yaml:"driver"`
 	Path   string `yaml:"path"`
+}
+
+// TestPRsConfig configures the draft test PRs of queues with
+// createPrsForTestingBranches.
+type TestPRsConfig struct {
+	// TitleTemplate is a Go text/template for their titles, executed with
+	// service.TestPRTitleData (.PRs, .Numbers, .Branch, .TestBranch,
+	// .Bisection); default service.DefaultTestPRTitle.
+	TitleTemplate string `yaml:"title_template"`
 }
 
 // CommandsConfig configures PR comment commands.
@@ -243,6 +254,7 @@ func (c *Config) applyDefaults() {
 	def(&c.Database.Driver, DefaultDatabaseDriver)
 	def(&c.Database.Path, DefaultDatabasePath)
 	def(&c.Commands.Prefix, DefaultCommandPrefix)
+	def(&c.TestPRs.TitleTemplate, service.DefaultTestPRTitle)
 	def(&c.Logging.Level, DefaultLogLevel)
 	def(&c.Logging.Format, DefaultLogFormat)
 	if c.Engine.ReconcileInterval == 0 {
@@ -373,6 +385,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Database.Path == "" {
 		add("database.path is required (or %s)", EnvDatabasePath)
+	}
+	if _, err := service.ParseTestPRTitle(c.TestPRs.TitleTemplate); err != nil {
+		add("test_prs.title_template: %v", err)
 	}
 	if c.Commands.Prefix == "" || strings.ContainsAny(c.Commands.Prefix, " \t\r\n") {
 		add("commands.prefix: %q must be one non-empty word", c.Commands.Prefix)

@@ -84,7 +84,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 			Host: "github.com",
 		},
 		Database: DatabaseConfig{Driver: "sqlite", Path: "mq.db"},
-		Commands: CommandsConfig{Prefix: "/mq"},
+		Commands: CommandsConfig{Prefix: "/mq"}, TestPRs: TestPRsConfig{TitleTemplate: "merge queue: {{.PRs}}"},
 		Logging:  LoggingConfig{Level: "info", Format: "json"},
 		Engine:   EngineConfig{ReconcileInterval: 30 * time.Second},
 	}
@@ -291,6 +291,13 @@ func TestValidate(t *testing.T) {
 			}
 			c.Notifications = []NotificationTarget{{URL: "https://x.example", Kind: NotifySlack}}
 		}, nil},
+		{"custom test PR title", func(c *Config) { c.TestPRs.TitleTemplate = "[mq {{.Branch}}] {{.PRs}}" }, nil},
+		{"test PR title that does not parse", func(c *Config) { c.TestPRs.TitleTemplate = "{{.PRs" },
+			[]string{"test_prs.title_template: invalid test PR title template"}},
+		{"test PR title of the bare branch name", func(c *Config) { c.TestPRs.TitleTemplate = "{{.TestBranch}}" },
+			[]string{"not nothing or the bare branch name"}},
+		{"test PR title naming an unknown field", func(c *Config) { c.TestPRs.TitleTemplate = "{{.Nope}}" },
+			[]string{"test_prs.title_template"}},
 		{"empty webhook secret", func(c *Config) { c.GitHub.App.WebhookSecret = "" },
 			[]string{"github.app.webhook_secret is required (or MQ_GITHUB_WEBHOOK_SECRET)"}},
 		{"no key", func(c *Config) { c.GitHub.App.PrivateKey = "" }, []string{"github.app.private_key or github.app.private_key_path is required"}},

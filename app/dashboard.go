@@ -8,6 +8,7 @@ import (
 
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/engine"
+	"github.com/mergequeue/mq/queue/service"
 )
 
 var dashboardPage = template.Must(template.New("dashboard").Parse(`<!doctype html>
@@ -19,10 +20,12 @@ td,th{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}th{background:#f
 {{range .}}<h2>{{.Queue.Key.Repo.FullName}} → <code>{{.Queue.Key.Branch}}</code>
  <small>({{.Queue.State}}, {{.Queue.Settings.Mode}}, concurrency {{.Queue.Settings.Concurrency}})</small></h2>
 {{if .Queue.PausedReason}}<p class="paused">{{.Queue.PausedReason}}</p>{{end}}
-<table><tr><th>#</th><th>PR</th><th>Title</th><th>State</th><th>Reason</th><th>Detail</th><th>Priority</th></tr>
-{{range $i, $e := .Entries}}<tr><td>{{$i}}</td><td>#{{$e.PRNumber}}</td><td>{{$e.PR.Title}}</td><td>{{$e.State}}</td>
-<td>{{$e.StateReason}}</td><td>{{$e.StateReasonDetail}}</td><td>{{$e.PriorityName}}</td></tr>
-{{else}}<tr><td colspan="7">empty</td></tr>{{end}}</table>
+<table><tr><th>Position</th><th>PR</th><th>Title</th><th>State</th><th>Reason</th><th>Detail</th><th>Priority</th><th>Expected merge (UTC)</th></tr>
+{{range .Entries}}<tr><td>{{if .Est.Position}}{{.Est.Position}} of {{.Est.Of}}{{else}}—{{end}}</td>
+<td><a href="{{.Page}}">#{{.E.PRNumber}}</a></td><td>{{.E.PR.Title}}</td><td>{{.E.State}}</td>
+<td>{{.E.StateReason}}</td><td>{{.E.StateReasonDetail}}</td><td>{{.E.PriorityName}}</td>
+<td>{{if not .Est.MergeAt.IsZero}}{{.Est.MergeAt.UTC.Format "2006-01-02 15:04"}}{{end}}</td></tr>
+{{else}}<tr><td colspan="8">empty</td></tr>{{end}}</table>
 <h3>Recent decisions</h3>
 <table><tr><th>Time (UTC)</th><th>PR</th><th>From</th><th>To</th><th>Reason</th><th>Detail</th></tr>
 {{range .Events}}<tr><td>{{.At.UTC.Format "2006-01-02 15:04:05"}}</td><td>#{{.PRNumber}}</td><td>{{.From}}</td><td>{{.To}}</td>
@@ -33,9 +36,17 @@ td,th{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}th{background:#f
 
 type dashboardQueue struct {
 	Queue   *queue.Queue
-	Entries []*queue.Entry
+	Entries []dashboardEntry
 	// Events are the latest state changes, newest first.
 	Events []queue.Event
+}
+
+// dashboardEntry is an active entry with where it stands (1-based
+// position, expected merge) and its PR's page.
+type dashboardEntry struct {
+	E    *queue.Entry
+	Est  engine.Estimate
+	Page string
 }
 
 // dashboardEvents is how many recent state changes a queue shows.
@@ -61,11 +72,21 @@ func (a *App) dashboard(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "internal error", http.StatusInternalServerError)
 			return
 		}
+		ests, err := a.svc.Estimates(ctx, q)
+		if err != nil {
+			a.log.Error().Err(err).Msg("dashboard: failed to estimate")
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
 		ordered := (&engine.Snapshot{Entries: entries}).Ordered()
 		for _, e := range entries {
 			if !e.Admitted() {
 				ordered = append(ordered, e)
 			}
+		}
+		rows := make([]dashboardEntry, len(ordered))
+		for i, e := range ordered {
+			rows[i] = dashboardEntry{E: e, Est: ests[e.ID], Page: service.PRPagePath(q.Key.Repo, e.PRNumber)}
 		}
 		events, err := a.store.ListEvents(ctx, q.ID, time.Now().Add(-24*time.Hour))
 		if err != nil {
@@ -75,7 +96,7 @@ func (a *App) dashboard(w http.ResponseWriter, r *http.Request) {
 		}
 		events = events[max(len(events)-dashboardEvents, 0):]
 		slices.Reverse(events)
-		view = append(view, dashboardQueue{Queue: q, Entries: ordered, Events: events})
+		view = append(view, dashboardQueue{Queue: q, Entries: rows, Events: events})
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	if err := dashboardPage.Execute(w, view); err != nil {

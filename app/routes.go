@@ -20,6 +20,7 @@ func (a *App) routes(webhooks, restAPI http.Handler) http.Handler {
 	})
 	mux.HandleFunc("GET /readyz", a.ready)
 	mux.HandleFunc("GET /{$}", a.dashboard)
+	mux.HandleFunc("GET /prs/{owner}/{repo}/{number}", a.prDashboard)
 	return a.bodies.Handler(mux)
 }
 

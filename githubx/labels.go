@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/google/go-github/v66/github"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -43,4 +44,29 @@ func (c *Client) RemoveLabel(ctx context.Context, repo queue.Repo, number int, l
 		return c.fail(repo, what, err)
 	}
 	return nil
+}
+
+// ListLabels returns the names of a PR's labels.
+func (c *Client) ListLabels(ctx context.Context, repo queue.Repo, number int) ([]string, error) {
+	what := fmt.Sprintf("list the labels of #%d of %s", number, repo.FullName())
+	gh, err := c.InstallationClient(ctx, repo)
+	if err != nil {
+		return nil, fmt.Errorf("failed to %s: %w", what, err)
+	}
+	p := escapedRepo(repo)
+	opts := &github.ListOptions{PerPage: perPage}
+	var out []string
+	for {
+		page, resp, err := gh.Issues.ListLabelsByIssue(ctx, p.owner, p.name, number, opts)
+		if err != nil {
+			return nil, c.fail(repo, what, err)
+		}
+		for _, l := range page {
+			out = append(out, l.GetName())
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
 }

@@ -38,7 +38,7 @@ func TestGetPullRequest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mustEqual(t, "PullRequest", *pr, queue.PullRequest{Number: 7, PRFacts: queue.PRFacts{
+			mustEqual(t, "PullRequest", *pr, queue.PullRequest{Number: 7, HeadRef: "feature", PRFacts: queue.PRFacts{
 				Title: "Fix", Body: "merge-commit-title: x", Author: "alice", HeadSHA: "h1",
 				BaseBranch: "main", Open: true, Draft: true, MergeCommitSHA: "m1",
 				MergeableState: "clean", Mergeable: tt.want, ReadAt: testNow,

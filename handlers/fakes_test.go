@@ -9,8 +9,10 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/engine"
 )
 
 // examplesDir holds GitHub's example payloads from octokit/webhooks (MIT, see
@@ -259,4 +261,17 @@ func (f *fakeService) AddNotice(_ context.Context, n queue.Notice) error {
 		f.reactions = append(f.reactions, reaction{n.CommentID, n.Body})
 	}
 	return nil
+}
+
+// Estimates places the active entries of the fake, in order, with a merge
+// time an hour apart each.
+func (f *fakeService) Estimates(_ context.Context, q *queue.Queue) (map[string]engine.Estimate, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]engine.Estimate{}
+	for i, e := range f.active {
+		out[e.ID] = engine.Estimate{Position: i + 1, Of: len(f.active),
+			MergeAt: time.Date(2026, 11, 23, 10+i, 0, 0, 0, time.UTC)}
+	}
+	return out, nil
 }

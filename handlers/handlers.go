@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/palantir/go-githubapp/githubapp"
+	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/queue"
 )
@@ -107,4 +108,19 @@ func withDelivery(ctx context.Context, id string) context.Context {
 func deliveryFrom(ctx context.Context) string {
 	id, _ := ctx.Value(deliveryKey{}).(string)
 	return id
+}
+
+// isTestPR reports whether a PR of head branch headRef into the queue for
+// key is one of that queue's own test PRs (its head is a test branch):
+// commands and labels on it are ignored.
+func (d deps) isTestPR(ctx context.Context, key queue.QueueKey, headRef string) (bool, error) {
+	s, err := d.queueSettings(ctx, key)
+	if err != nil || s == nil {
+		return false, err
+	}
+	if strings.HasPrefix(headRef, s.EffectiveTestBranchPrefix()) {
+		zerolog.Ctx(ctx).Info().Str("head", headRef).Msg("ignoring the queue's own test PR")
+		return true, nil
+	}
+	return false, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
@@ -110,6 +111,10 @@ func (h *IssueCommentHandler) run(ctx context.Context, c commandCall) error {
 		log.Info().Msg("ignoring command: commands are disabled for this queue")
 		return nil
 	}
+	if settings != nil && strings.HasPrefix(pr.HeadRef, settings.EffectiveTestBranchPrefix()) {
+		log.Info().Msg("ignoring command on the queue's own test PR")
+		return nil
+	}
 
 	level := requiredAccess(c.cmd)
 	allowed, err := authorize(ctx, h.gh, c.repo, c.login, level)
@@ -204,7 +209,12 @@ func (h *IssueCommentHandler) status(ctx context.Context, c commandCall) error {
 		if err != nil {
 			return fmt.Errorf("failed to read queue %d: %w", e.QueueID, err)
 		}
-		lines = append(lines, queuedEntry{Branch: q.Key.Branch, Entry: e})
+		ests, err := h.svc.Estimates(ctx, q)
+		if err != nil {
+			return fmt.Errorf("failed to estimate queue %s: %w", q.Key, err)
+		}
+		est := ests[e.ID]
+		lines = append(lines, queuedEntry{Branch: q.Key.Branch, Entry: e, Position: est.Position, Of: est.Of, MergeAt: est.MergeAt})
 	}
 	return h.reply(ctx, c.key(), c.repo, c.number, statusReply(c.login, lines))
 }

@@ -130,7 +130,7 @@ func TestCommandOthers(t *testing.T) {
 		{name: "status lists entries", body: "/mq status", wantCalls: []string{"ActiveEntries"},
 			active: []*queue.Entry{{QueueID: 1, State: queue.StatePendingFailure, StateReason: queue.ReasonTestsFailed,
 				StateReasonDetail: "ci/build failed", PriorityName: "medium", PriorityValue: 100}},
-			wantComment: "- `main`: **pending_failure** (tests_failed, priority medium/100): ci/build failed"},
+			wantComment: "- `main`: **pending_failure** (tests_failed, priority medium/100), position 1 of 1, expected to merge around 2026-11-23 10:00 UTC: ci/build failed"},
 		{name: "status when not queued", body: "/mq status", wantCalls: []string{"ActiveEntries"},
 			wantComment: "not in a merge queue"},
 		{name: "help", body: "/mq help", wantComment: "/mq merge [-p|--priority <urgent|high|medium|low|0-255>] [--no-batch] [--direct]"},

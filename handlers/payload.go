@@ -147,7 +147,8 @@ func unqueueableBranch(branch string) string {
 // can arrive late and out of order).
 func pullRequestOf(pr *ghPullRequest) queue.PullRequest {
 	facts := queue.PullRequest{
-		Number: pr.Number,
+		Number:  pr.Number,
+		HeadRef: pr.Head.Ref,
 		PRFacts: queue.PRFacts{
 			Title:          pr.Title,
 			Author:         pr.User.Login,

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/engine"
 )
 
 // Service is the part of *queue.Service the handlers use.
@@ -31,6 +32,9 @@ type Service interface {
 	// AddNotice records a reply or reaction for the reconciler to write
 	// (a notice whose key exists changes nothing).
 	AddNotice(ctx context.Context, n queue.Notice) error
+	// Estimates returns the positions and expected merge times of a
+	// queue's admitted entries.
+	Estimates(ctx context.Context, q *queue.Queue) (map[string]engine.Estimate, error)
 }
 
 // GitHub is the part of queue.GitHub the handlers use (same signatures).

@@ -98,6 +98,9 @@ func (h *PullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 	if !ok {
 		return nil
 	}
+	if test, err := h.isTestPR(ctx, key, pr.HeadRef); err != nil || test {
+		return err // a queue's own test PR is never queued
+	}
 	if action == "labeled" {
 		return h.labeled(ctx, key, pr.Number, sender, label)
 	}

@@ -213,3 +213,22 @@ func TestEnqueueLabel(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// The enqueue label on one of the queue's own test PRs (its head is a test
+// branch) is ignored: a test PR is never queued.
+func TestEnqueueLabelOnTestPRIgnored(t *testing.T) {
+	t.Parallel()
+	master := queue.QueueKey{Repo: helloWorld, Branch: "master"}
+	svc, gh := newFakeService(), newFakeGitHub()
+	svc.addQueue(master, queue.DefaultSettings())
+	gh.perms["alice"] = "write"
+	payload := patchJSON(t, labelPayload(t, "labeled", "merge-queue", "alice"), func(m map[string]any) {
+		obj(obj(m, "pull_request"), "head")["ref"] = "mq-merge/pr-1/run"
+	})
+	if err := NewPullRequestHandler(testConfig(), svc, gh).Handle(context.Background(), "pull_request", "d", payload); err != nil {
+		t.Fatal(err)
+	}
+	if len(svc.submits) != 0 || len(svc.notices) != 0 {
+		t.Fatalf("submits %+v, notices %+v; want none", svc.submits, svc.notices)
+	}
+}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mergequeue/mq/queue"
 )
@@ -60,10 +61,15 @@ func notQueuedReply(login string) string {
 	return fmt.Sprintf("@%s this pull request is not in a merge queue.", login)
 }
 
-// queuedEntry is an active entry with the branch of its queue.
+// queuedEntry is an active entry with the branch of its queue, its 1-based
+// position among the queue's admitted entries (0: not admitted) and when it
+// is expected to merge (zero: unknown).
 type queuedEntry struct {
-	Branch string
-	Entry  *queue.Entry
+	Branch   string
+	Entry    *queue.Entry
+	Position int
+	Of       int
+	MergeAt  time.Time
 }
 
 func statusReply(login string, entries []queuedEntry) string {
@@ -75,6 +81,12 @@ func statusReply(login string, entries []queuedEntry) string {
 	for _, qe := range entries {
 		e := qe.Entry
 		fmt.Fprintf(&b, "- `%s`: **%s** (%s, priority %s)", qe.Branch, e.State, e.StateReason, priorityLabel(e))
+		if qe.Position > 0 {
+			fmt.Fprintf(&b, ", position %d of %d", qe.Position, qe.Of)
+		}
+		if !qe.MergeAt.IsZero() {
+			fmt.Fprintf(&b, ", expected to merge around %s", qe.MergeAt.UTC().Format("2006-01-02 15:04 UTC"))
+		}
 		if e.StateReasonDetail != "" {
 			b.WriteString(": " + e.StateReasonDetail)
 		}

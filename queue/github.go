@@ -45,6 +45,8 @@ func (e *ConflictError) Error() string {
 // PullRequest is a pull request as read from GitHub.
 type PullRequest struct {
 	Number int
+	// HeadRef is the PR's head branch (a test PR's head is a test branch).
+	HeadRef string
 	PRFacts
 }
 
@@ -163,4 +165,20 @@ type WorkflowRuns interface {
 	// WorkflowRun returns a run's status (queued, in_progress, completed,
 	// …) and head SHA.
 	WorkflowRun(ctx context.Context, repo Repo, id int64) (status, headSHA string, err error)
+}
+
+// TestPRWriter is the optional part of the GitHub port that opens and
+// closes the draft test PRs of test runs (createPrsForTestingBranches,
+// SPEC §6). A port without it opens none.
+type TestPRWriter interface {
+	// OpenDraftPR opens a draft PR of branch head into base; it returns the
+	// PR's number.
+	OpenDraftPR(ctx context.Context, repo Repo, head, base, title, body string) (int, error)
+	// EditPR sets a PR's title and body.
+	EditPR(ctx context.Context, repo Repo, number int, title, body string) error
+	// ClosePR closes a PR; closing a closed one is not an error.
+	ClosePR(ctx context.Context, repo Repo, number int) error
+	// FindPRByHead returns the newest PR, open or closed, whose head is
+	// branch head in repo itself; 0 if there is none.
+	FindPRByHead(ctx context.Context, repo Repo, head string) (int, error)
 }

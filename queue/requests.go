@@ -3,6 +3,7 @@ package queue
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrNotActive: the PR has no active entry in the queue.
@@ -47,6 +48,9 @@ type SubmittedPR struct {
 	// QueuePosition is the 1-based position among admitted entries (0 if
 	// not admitted or ended).
 	QueuePosition int
+	// EstimatedMergeAt is when the entry is expected to merge (zero when
+	// unknown: not admitted, ended, or no run finished yet).
+	EstimatedMergeAt time.Time
 	// TestRunID is the current test run's ID ("" if none).
 	TestRunID string
 	// IsCurrentlySubmitted is true while the entry is active.

@@ -52,6 +52,9 @@ type Store interface {
 	GetRun(ctx context.Context, id string) (*TestRun, error)
 	// ListOpenRuns returns the queue's runs that are not Closed, oldest first.
 	ListOpenRuns(ctx context.Context, queueID int64) ([]*TestRun, error)
+	// RecentRuns returns up to limit of the queue's runs that succeeded,
+	// the most recently finished first (typical CI durations, for ETAs).
+	RecentRuns(ctx context.Context, queueID int64, limit int) ([]*TestRun, error)
 	// FindRunsBySHA returns the open runs, in any queue of repo, whose test
 	// commit is sha.
 	FindRunsBySHA(ctx context.Context, repo Repo, sha string) ([]*TestRun, error)

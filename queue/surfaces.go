@@ -34,6 +34,10 @@ type Surface struct {
 	CommentCreating  bool
 	CheckRunCreating bool
 
+	// WrittenAt is when the surfaces were last written: a change of
+	// position or ETA alone is written at most once per refresh interval.
+	WrittenAt time.Time
+
 	// Attempts counts failed reconciliations since the last success;
 	// NextAttemptAt delays the next one; LastError says why it failed.
 	Attempts      int
@@ -43,6 +47,32 @@ type Surface struct {
 
 // Due reports whether GitHub is behind the entry.
 func (s *Surface) Due() bool { return s.Want > s.Done }
+
+// RunSurface is the queue's record of a run's draft test PR
+// (createPrsForTestingBranches, SPEC §6): Want is bumped when the run
+// starts and when it ends; the reconciler opens the PR while the run is
+// open and closes it once the run is closed, and records Done.
+type RunSurface struct {
+	RunID      string
+	QueueID    int64
+	Want, Done int64
+	// PRNumber is the test PR (0 until found or opened); PRHash the hash of
+	// the title and body last written.
+	PRNumber int
+	PRHash   string
+	// Creating is set before the PR is opened, so a lost answer is looked
+	// up (by its head branch) instead of opening a second one.
+	Creating bool
+	// Closed says the PR was closed.
+	Closed bool
+
+	Attempts      int
+	NextAttemptAt time.Time
+	LastError     string
+}
+
+// Due reports whether GitHub is behind the run.
+func (s *RunSurface) Due() bool { return s.Want > s.Done }
 
 // NoticeKind is what a Notice does on a pull request.
 type NoticeKind string

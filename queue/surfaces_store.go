@@ -22,6 +22,18 @@ type SurfaceStore interface {
 	// TouchSurface changes); ErrNotFound if the surface does not exist.
 	SaveSurface(ctx context.Context, s Surface) error
 
+	// TouchRunSurface bumps the Want of a run's test-PR surface (creating
+	// it).
+	TouchRunSurface(ctx context.Context, queueID int64, runID string) error
+	// GetRunSurface returns a run's test-PR surface (ErrNotFound if never
+	// touched).
+	GetRunSurface(ctx context.Context, runID string) (*RunSurface, error)
+	// DueRunSurfaces returns up to limit run surfaces with Want > Done whose
+	// NextAttemptAt is at or before now, least recently attempted first.
+	DueRunSurfaces(ctx context.Context, now time.Time, limit int) ([]RunSurface, error)
+	// SaveRunSurface stores everything of s but Want; ErrNotFound if absent.
+	SaveRunSurface(ctx context.Context, s RunSurface) error
+
 	// AddNotice stores n and sets n.ID, unless a notice with n.Key exists:
 	// then it changes nothing and reports false.
 	AddNotice(ctx context.Context, n *Notice) (bool, error)

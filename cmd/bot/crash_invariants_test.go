@@ -18,32 +18,6 @@ import (
 // truth and the bot's database. Each invariant is one function with a
 // failure message naming what is wrong.
 
-// pendingIssue9 lists the invariants today's code is known to break, per
-// test, as "TestName/invariant" (issue #9: side effects not yet driven
-// from durable state, acknowledged webhooks given up during an outage).
-// Their failures are logged as "KNOWN BROKEN (issue #9)" instead of
-// failing the test, so that CI stays green until the fix lands; empty this
-// map then. Every other invariant fails the test.
-var pendingIssue9 = map[string]bool{
-	// A comment (or label) acknowledged while GitHub is down is given up
-	// after its handler's 5 attempts (~30 s): the PR is never queued.
-	"TestGitHubOutageAcrossRestart/entries-end-as-expected":           true,
-	"TestGitHubOutageAcrossRestart/merged-once-in-queue-order":        true,
-	"TestGitHubOutageAcrossRestart/acknowledged-deliveries-processed": true,
-	// A crash while a state label changes leaves the old one (seen as
-	// [mq:pending mq:merged] after scratch-ref-created@2); the kill loop
-	// can hit the same window.
-	"TestCrashPoints/labels-show-final-state": true,
-	"TestKillLoop/labels-show-final-state":    true,
-}
-
-// knownBroken reports whether invariant name is listed in pendingIssue9
-// for the running test (subtests count as their top-level test).
-func (h *crashHarness) knownBroken(name string) bool {
-	test, _, _ := strings.Cut(h.t.Name(), "/")
-	return pendingIssue9[test+"/"+name]
-}
-
 // crashSettle bounds how long the "eventually" invariants may take to hold
 // once every entry ended (the queue repairs surfaces on later Syncs).
 const crashSettle = 10 * crashReconcile
@@ -132,13 +106,12 @@ var finalInvariants = []invariant{
 // finish waits until every PR's entry ended (and CI and webhooks are
 // idle), checks the live invariants until they hold or crashSettle
 // passes, stops the bot gracefully and checks the final invariants.
-// Failures are test errors, except those listed in pendingIssue9.
+// Failures are test errors.
 func (h *crashHarness) finish(o *crashOutcome) {
 	h.t.Helper()
 	entries, notEnded := h.waitEnded(o.prs(), crashIdleWait)
 	o.entries, o.notEnded = entries, notEnded
-	// Wait for the live invariants to hold, except those known broken here
-	// (they are checked, once, all the same).
+	// Wait for the live invariants to hold.
 	failures := map[string]error{}
 	settled := pollUntil(crashSettle, func() bool {
 		clear(failures)
@@ -146,7 +119,7 @@ func (h *crashHarness) finish(o *crashOutcome) {
 		for _, inv := range liveInvariants {
 			if err := inv.check(h, o); err != nil {
 				failures[inv.name] = err
-				holds = holds && h.knownBroken(inv.name)
+				holds = false
 			}
 		}
 		return holds
@@ -170,9 +143,6 @@ func (h *crashHarness) finish(o *crashOutcome) {
 		switch {
 		case err == nil:
 			summary = append(summary, inv.name+"=ok")
-		case h.knownBroken(inv.name):
-			summary = append(summary, inv.name+"=KNOWN-BROKEN")
-			h.t.Logf("KNOWN BROKEN (issue #9): %s: %v", inv.name, err)
 		default:
 			summary = append(summary, inv.name+"=FAIL")
 			h.t.Errorf("invariant %s: %v", inv.name, err)

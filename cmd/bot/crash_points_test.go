@@ -28,15 +28,6 @@ var crashPointCases = []struct {
 	{crashpoint.CommentPosted, 1},
 }
 
-// awaitingPlacement lists the points issue #9 adds to the queue's code;
-// their cases are skipped until then. Delete a point from here when you
-// place its crashpoint.Hit.
-var awaitingPlacement = map[string]bool{
-	crashpoint.RunIntentRecorded: true,
-	crashpoint.MergeApplied:      true,
-	crashpoint.CommentPosted:     true,
-}
-
 // crashSeed is the seed of a randomized test: $MQ_CRASH_SEED, or a fresh
 // one, logged so that a failure can be replayed (the kill moments still
 // depend on timing).
@@ -63,9 +54,6 @@ func TestCrashPoints(t *testing.T) {
 	for _, tc := range crashPointCases {
 		spec := fmt.Sprintf("%s@%d", tc.point, tc.hit)
 		t.Run(spec, func(t *testing.T) {
-			if awaitingPlacement[tc.point] {
-				t.Skipf("crash point %s is not placed yet (issue #9)", tc.point)
-			}
 			t.Parallel()
 			seed := crashSeed(t)
 			h := newCrashHarness(t, crashOptions{Crashpoint: spec})

@@ -168,7 +168,7 @@ func (a *API) newTestingDetailsJSON(d *service.TestingDetails) testingDetailsJSO
 	repo := d.Queue.Key.Repo
 	for _, pr := range d.Tested {
 		out.TestedPullRequests = append(out.TestedPullRequests, testedPRJSON{PRNumber: pr.Number,
-			PRURL: fmt.Sprintf("https://%s/%s/%s/pull/%d", repo.Host, repo.Owner, repo.Name, pr.Number), Title: pr.Title})
+			PRURL: a.pullURL(repo, pr.Number), Title: pr.Title})
 	}
 	if d.Union != nil {
 		out.ImpactedTargets = &targetsValue{all: d.Union.All, list: d.Union.List}

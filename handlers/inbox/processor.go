@@ -15,7 +15,10 @@ import (
 // such handler in the list). A delivery is marked done when its handler
 // succeeds, when no handler wants its event, when its handler returns a
 // Permanent error, or after MaxAttempts failed attempts (the last error is
-// recorded). Between attempts a failing delivery waits with exponential
+// recorded). A failure the transient classifier recognises (GitHub failing
+// as a whole) does not use up the attempts: such a delivery is retried for
+// as long as the transient window since it was received, so an outage does
+// not lose an acknowledged command. Between attempts a failing delivery waits with exponential
 // backoff while newer deliveries go ahead: webhooks are hints and the queue
 // is level-triggered, so strict ordering is not needed for correctness.
 //
@@ -34,6 +37,8 @@ type Processor struct {
 	batch          int
 	handlerTimeout time.Duration
 	now            func() time.Time
+	transient      func(error) bool
+	transientFor   time.Duration
 
 	mu      sync.Mutex           // serialises processing
 	retryAt map[string]time.Time // delivery id → earliest next attempt
@@ -53,6 +58,8 @@ func NewProcessor(inbox Store, handlers []githubapp.EventHandler, logger zerolog
 		batch:          DefaultBatchSize,
 		handlerTimeout: DefaultHandlerTimeout,
 		now:            time.Now,
+		transient:      func(error) bool { return false },
+		transientFor:   DefaultTransientWindow,
 		retryAt:        make(map[string]time.Time),
 	}
 	for _, h := range handlers {
@@ -175,7 +182,8 @@ func (p *Processor) process(ctx context.Context, d Delivery) error {
 		return ctx.Err()
 	}
 	attempt := d.Attempts + 1
-	if IsPermanent(herr) || attempt >= p.maxAttempts {
+	outage := p.transient(herr) && !IsPermanent(herr) && p.now().Sub(d.ReceivedAt) < p.transientFor
+	if IsPermanent(herr) || (attempt >= p.maxAttempts && !outage) {
 		delete(p.retryAt, d.ID)
 		log.Error().Err(herr).Int("attempt", attempt).Msg("webhook delivery failed; giving up")
 		return p.finish(ctx, d.ID, true, herr.Error())

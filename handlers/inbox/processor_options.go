@@ -12,6 +12,10 @@ const (
 	DefaultRetryMax       = 2 * time.Minute
 	DefaultBatchSize      = 100
 	DefaultHandlerTimeout = 2 * time.Minute
+	// DefaultTransientWindow is how long a delivery failing transiently
+	// (GitHub unavailable) is retried: longer than any outage worth riding
+	// out, within GitHub's own redelivery window.
+	DefaultTransientWindow = 24 * time.Hour
 )
 
 // ProcessorOption configures a Processor.
@@ -84,4 +88,19 @@ func (p *Processor) backoff(attempt int) time.Duration {
 		d *= 2
 	}
 	return min(d, p.retryMax)
+}
+
+// WithTransient classifies handler errors as transient (GitHub failing as a
+// whole: 5xx, timeouts, rate limits): those are retried, with backoff, for
+// window since the delivery was received, whatever MaxAttempts says
+// (window 0 keeps DefaultTransientWindow).
+func WithTransient(isTransient func(error) bool, window time.Duration) ProcessorOption {
+	return func(p *Processor) {
+		if isTransient != nil {
+			p.transient = isTransient
+		}
+		if window > 0 {
+			p.transientFor = window
+		}
+	}
 }

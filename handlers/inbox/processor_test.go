@@ -308,3 +308,50 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// A delivery failing because GitHub is down (a transient failure) is
+// retried past MaxAttempts for as long as the transient window since it was
+// received, then given up; a delivery failing otherwise still stops at
+// MaxAttempts.
+func TestProcessorRidesOutAnOutage(t *testing.T) {
+	t.Parallel()
+	errDown := errors.New("503 from GitHub")
+	inbox := newFakeInbox()
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, id := range []string{"outage", "broken"} {
+		if _, err := inbox.PutDelivery(context.Background(), Delivery{ID: id, Event: "push", Payload: []byte("{}"), ReceivedAt: start}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock := &fakeClock{now: start}
+	h := &recordingHandler{events: []string{"push"}, fail: func(id string) error {
+		if id == "outage" {
+			return errDown
+		}
+		return errors.New("bad payload")
+	}}
+	p := NewProcessor(inbox, []githubapp.EventHandler{h}, zerolog.Nop(), WithMaxAttempts(3),
+		WithRetryBackoff(time.Second, time.Minute), WithProcessorClock(clock.Now),
+		WithTransient(func(err error) bool { return errors.Is(err, errDown) }, time.Hour))
+	ctx := context.Background()
+	for clock.Now().Sub(start) < 59*time.Minute {
+		if _, err := p.ProcessPending(ctx); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(time.Minute)
+	}
+	if d, _ := inbox.get("broken"); !d.Done || d.Attempts != 3 {
+		t.Fatalf("the broken delivery: %+v, want given up after 3 attempts", d)
+	}
+	d, _ := inbox.get("outage")
+	if d.Done || d.Attempts < 10 {
+		t.Fatalf("during the outage: %+v, want still pending after many attempts", d)
+	}
+	clock.Advance(2 * time.Minute)
+	if _, err := p.ProcessPending(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := inbox.get("outage"); !d.Done || d.Error != errDown.Error() {
+		t.Fatalf("after the window: %+v, want given up with the error", d)
+	}
+}

@@ -26,15 +26,17 @@
 //
 // The named points:
 //
-//	run-intent-recorded  queue: a test run is recorded "building", before
-//	                     its branch is built.
+//	run-intent-recorded  queue/service: a test run is recorded "building"
+//	                     with its branches, before they are built.
 //	scratch-ref-created  githubx.BuildBranch: the scratch ref
-//	                     mq-temp/<uuid> exists on GitHub and nothing durable
-//	                     names it.
-//	merge-applied        queue: GitHub merged the PR, before the store
-//	                     commit records the merge.
-//	comment-posted       queue: a comment was posted on the PR, before its
-//	                     id is recorded.
+//	                     mq-temp/<uuid> exists on GitHub; only its intent
+//	                     record names it.
+//	merge-applied        queue/service: GitHub merged the PR, before the
+//	                     store commit records the merge.
+//	comment-posted       queue/service: the sticky status comment was
+//	                     written on the PR, before its id is recorded.
+//	notice-posted        queue/service: a notice's comment (a reply, a
+//	                     mention) was posted, before it is recorded done.
 package crashpoint
 
 import (
@@ -55,10 +57,11 @@ const (
 	ScratchRefCreated = "scratch-ref-created"
 	MergeApplied      = "merge-applied"
 	CommentPosted     = "comment-posted"
+	NoticePosted      = "notice-posted"
 )
 
 // Names lists every named point, in the order a queue run meets them.
-var Names = []string{RunIntentRecorded, ScratchRefCreated, MergeApplied, CommentPosted}
+var Names = []string{RunIntentRecorded, ScratchRefCreated, MergeApplied, CommentPosted, NoticePosted}
 
 // point is one armed point: the hit to crash at and the hits so far.
 type point struct {

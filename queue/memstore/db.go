@@ -51,10 +51,11 @@ type db struct {
 	events  map[int64][]queue.Event
 	merges  map[int64][]queue.MergeRecord
 
-	surfaces   map[string]queue.Surface // by entry ID
-	notices    map[int64]queue.Notice
-	noticeKeys map[string]int64
-	refs       map[refKey]queue.Ref
+	surfaces    map[string]queue.Surface    // by entry ID
+	runSurfaces map[string]queue.RunSurface // by run ID
+	notices     map[int64]queue.Notice
+	noticeKeys  map[string]int64
+	refs        map[refKey]queue.Ref
 }
 
 func newDB() *db {
@@ -74,6 +75,7 @@ func newDB() *db {
 		events:        map[int64][]queue.Event{},
 		merges:        map[int64][]queue.MergeRecord{},
 		surfaces:      map[string]queue.Surface{},
+		runSurfaces:   map[string]queue.RunSurface{},
 		notices:       map[int64]queue.Notice{},
 		noticeKeys:    map[string]int64{},
 		refs:          map[refKey]queue.Ref{},

@@ -139,6 +139,13 @@ func (o *ops) DeleteQueue(ctx context.Context, id int64) error {
 			delete(d.surfaces, k)
 		}
 	}
+	runSurfaces := map[string]queue.RunSurface{}
+	for k, sf := range d.runSurfaces {
+		if sf.QueueID == id {
+			runSurfaces[k] = sf
+			delete(d.runSurfaces, k)
+		}
+	}
 	refs := map[refKey]queue.Ref{}
 	for k, r := range d.refs {
 		if r.QueueID == id {
@@ -162,6 +169,7 @@ func (o *ops) DeleteQueue(ctx context.Context, id int64) error {
 		}
 		maps.Copy(d.targets, targets)
 		maps.Copy(d.surfaces, surfaces)
+		maps.Copy(d.runSurfaces, runSurfaces)
 		maps.Copy(d.refs, refs)
 		if events != nil {
 			d.events[id] = events

@@ -95,3 +95,21 @@ func sortedRuns(set map[string]*queue.TestRun, keep func(*queue.TestRun) bool) [
 	})
 	return out
 }
+
+// RecentRuns returns the queue's succeeded runs, most recently finished
+// first (then by ID), at most limit (0 = all).
+func (o *ops) RecentRuns(ctx context.Context, queueID int64, limit int) ([]*queue.TestRun, error) {
+	unlock, err := o.begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list recent runs of queue %d: %w", queueID, err)
+	}
+	defer unlock()
+	out := sortedRuns(o.d.queueRuns[queueID], func(r *queue.TestRun) bool { return r.Status == queue.RunSucceeded })
+	slices.SortStableFunc(out, func(a, b *queue.TestRun) int {
+		return cmp.Or(-nullTimeCompare(a.FinishedAt, b.FinishedAt), cmp.Compare(a.ID, b.ID))
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}

@@ -95,7 +95,7 @@ func (o *ops) SaveSurface(ctx context.Context, s queue.Surface) error {
 	if !ok {
 		return fmt.Errorf("surface of entry %s: %w", s.EntryID, queue.ErrNotFound)
 	}
-	if err := normTimes(&s.NextAttemptAt); err != nil {
+	if err := normTimes(&s.NextAttemptAt, &s.WrittenAt); err != nil {
 		return fmt.Errorf("failed to save the surface of entry %s: %w", s.EntryID, err)
 	}
 	s.Want, s.QueueID = old.Want, old.QueueID

@@ -162,9 +162,22 @@ func (s *Service) closeRun(ctx context.Context, fx *effects, q *queue.Queue, run
 		r.FinishedAt = s.now()
 	}
 	r.Closed = true
-	if err := s.store.SaveRun(ctx, r); err != nil {
+	err = s.store.WithTx(ctx, func(tx queue.Store) error {
+		if err := tx.SaveRun(ctx, r); err != nil {
+			return err
+		}
+		// A test PR, if the run has one, is closed with it.
+		if _, err := tx.GetRunSurface(ctx, r.ID); errors.Is(err, queue.ErrNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		return tx.TouchRunSurface(ctx, q.ID, r.ID)
+	})
+	if err != nil {
 		return fmt.Errorf("failed to close run %s: %w", runID, err)
 	}
+	s.rec.Wake()
 	if r.Branch != "" {
 		fx.later(func(ctx context.Context) { s.deleteBranch(ctx, q.Key.Repo, r.Branch) })
 	}

@@ -76,7 +76,7 @@ func (s *Service) tryMerge(ctx context.Context, q *queue.Queue, e *queue.Entry, 
 	o.sha, o.err = s.gh.MergePullRequest(ctx, repo, e.PRNumber, queue.MergeRequest{
 		SHA: e.PRSHA, Method: q.Settings.MergeMethod, Title: mergeTitle(e.PR.Body)})
 	if o.err == nil {
-		crashpoint.Hit("merge-applied")
+		crashpoint.Hit(crashpoint.MergeApplied)
 		o.mismatch, o.verifyErr = s.verifyLanding(ctx, q, e, r, before, o.sha)
 	}
 	return o

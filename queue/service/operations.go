@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/engine"
@@ -67,6 +68,9 @@ func (s *Service) Submit(ctx context.Context, req queue.SubmitRequest) (*queue.E
 	pr, err := s.gh.GetPullRequest(ctx, q.Key.Repo, req.PRNumber)
 	if err != nil {
 		return nil, fmt.Errorf("failed to read pull request #%d: %w", req.PRNumber, err)
+	}
+	if prefix := q.Settings.EffectiveTestBranchPrefix(); pr.HeadRef != "" && strings.HasPrefix(pr.HeadRef, prefix) {
+		return nil, queue.Inputf("#%d is one of the queue's own test PRs (branch %s): it cannot be queued", req.PRNumber, pr.HeadRef)
 	}
 	defer s.lock(q.ID)()
 	e, err := s.store.GetEntry(ctx, q.ID, req.PRNumber)
@@ -201,21 +205,24 @@ func (s *Service) ActiveEntries(ctx context.Context, repo queue.Repo, prNumber i
 // GetSubmitted returns a PR's entry in a queue, active or ended (ErrNotFound
 // if the queue is unknown or the PR was never submitted to it).
 func (s *Service) GetSubmitted(ctx context.Context, key queue.QueueKey, prNumber int) (*queue.SubmittedPR, error) {
-	q, entries, err := s.GetQueue(ctx, key)
+	q, err := s.store.GetQueue(ctx, key)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("failed to load queue %s: %w", key, err)
 	}
 	e, err := s.store.GetEntry(ctx, q.ID, prNumber)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load #%d in %s: %w", prNumber, key, err)
 	}
-	pos := 0
-	for i, o := range entries {
-		if o.ID == e.ID {
-			pos = i + 1
-		}
+	ests, err := s.Estimates(ctx, q)
+	if err != nil {
+		return nil, err
 	}
-	return s.describeEntry(ctx, q, e, pos)
+	sub, err := s.describeEntry(ctx, q, e, ests[e.ID].Position)
+	if err != nil {
+		return nil, err
+	}
+	sub.EstimatedMergeAt = ests[e.ID].MergeAt
+	return sub, nil
 }
 
 func mergeability(f queue.PRFacts) string {

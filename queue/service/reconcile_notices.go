@@ -70,7 +70,7 @@ func (r *Reconciler) write(ctx context.Context, n *queue.Notice) error {
 		if _, err := r.gh.UpsertComment(ctx, n.Repo, n.PRNumber, 0, n.Body+"\n\n"+marker); err != nil {
 			return err
 		}
-		crashpoint.Hit("notice-posted")
+		crashpoint.Hit(crashpoint.NoticePosted)
 		return nil
 	case queue.NoticeReaction:
 		return r.gh.AddReaction(ctx, n.Repo, n.CommentID, n.Body)

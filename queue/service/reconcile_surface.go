@@ -46,7 +46,11 @@ func (r *Reconciler) surface(ctx context.Context, sf queue.Surface) error {
 	log := zerolog.Ctx(ctx).With().Str("queue", q.Key.String()).Int("pr", e.PRNumber).Logger()
 	ctx = log.WithContext(ctx)
 	serving := sf.Want
-	if err := r.writeSurface(ctx, q, e, &sf); err != nil {
+	v, err := r.view(ctx, q, e)
+	if err != nil {
+		return err
+	}
+	if err := r.writeSurface(ctx, q, e, v, &sf); err != nil {
 		giveUp, err := r.failed(ctx, fmt.Sprintf("update the PR surfaces of #%d", e.PRNumber),
 			&sf.Attempts, &sf.NextAttemptAt, &sf.LastError, err)
 		if err != nil {
@@ -58,7 +62,7 @@ func (r *Reconciler) surface(ctx context.Context, sf queue.Surface) error {
 		return r.store.SaveSurface(ctx, sf)
 	}
 	sf.Done, sf.Attempts, sf.LastError = serving, 0, ""
-	sf.NextAttemptAt = time.Time{}
+	sf.NextAttemptAt, sf.WrittenAt = time.Time{}, r.now()
 	return r.store.SaveSurface(ctx, sf)
 }
 
@@ -66,14 +70,14 @@ func (r *Reconciler) surface(ctx context.Context, sf queue.Surface) error {
 // progress after each write so a crash repeats at most the write it cut.
 // The comment, the check run and the label are tried independently: one
 // GitHub refuses does not hold back the others.
-func (r *Reconciler) writeSurface(ctx context.Context, q *queue.Queue, e *queue.Entry, sf *queue.Surface) error {
+func (r *Reconciler) writeSurface(ctx context.Context, q *queue.Queue, e *queue.Entry, v entryView, sf *queue.Surface) error {
 	save := func() error { return r.store.SaveSurface(ctx, *sf) }
 	var errs []error
 	if q.Settings.CommentsEnabled {
-		errs = append(errs, r.writeComment(ctx, q, e, sf, save))
+		errs = append(errs, r.writeComment(ctx, q, e, v, sf, save))
 	}
 	if q.Settings.StatusCheckEnabled && e.PRSHA != "" {
-		errs = append(errs, r.writeCheckRun(ctx, q, e, sf, save))
+		errs = append(errs, r.writeCheckRun(ctx, q, e, v, sf, save))
 	}
 	errs = append(errs, r.writeStateLabel(ctx, q, e, sf, save))
 	return errors.Join(errs...)
@@ -83,8 +87,8 @@ func (r *Reconciler) writeSurface(ctx context.Context, q *queue.Queue, e *queue.
 // outcome was not recorded (CommentCreating) is looked for by its marker
 // first, so a crash between posting and recording never yields a second
 // sticky comment.
-func (r *Reconciler) writeComment(ctx context.Context, q *queue.Queue, e *queue.Entry, sf *queue.Surface, save func() error) error {
-	body := statusComment(q, e)
+func (r *Reconciler) writeComment(ctx context.Context, q *queue.Queue, e *queue.Entry, v entryView, sf *queue.Surface, save func() error) error {
+	body := statusComment(q, e, v, r.now())
 	h := digest(body)
 	if h == sf.CommentHash && sf.CommentID != 0 {
 		return nil
@@ -108,7 +112,7 @@ func (r *Reconciler) writeComment(ctx context.Context, q *queue.Queue, e *queue.
 	if err != nil {
 		return fmt.Errorf("failed to write the status comment: %w", err)
 	}
-	crashpoint.Hit("comment-posted")
+	crashpoint.Hit(crashpoint.CommentPosted)
 	sf.CommentID, sf.CommentHash, sf.CommentCreating = got, h, false
 	return save()
 }
@@ -117,7 +121,7 @@ func (r *Reconciler) writeComment(ctx context.Context, q *queue.Queue, e *queue.
 // check run left open on an older head (the PR was pushed and submitted
 // again before the first was completed) is completed first, so no check
 // run of an ended entry stays queued or in progress.
-func (r *Reconciler) writeCheckRun(ctx context.Context, q *queue.Queue, e *queue.Entry, sf *queue.Surface, save func() error) error {
+func (r *Reconciler) writeCheckRun(ctx context.Context, q *queue.Queue, e *queue.Entry, v entryView, sf *queue.Surface, save func() error) error {
 	repo := q.Key.Repo
 	if sf.CheckRunID != 0 && sf.CheckRunSHA != e.PRSHA {
 		if sf.CheckRunOpen {
@@ -133,8 +137,8 @@ func (r *Reconciler) writeCheckRun(ctx context.Context, q *queue.Queue, e *queue
 			return err
 		}
 	}
-	cr := checkRun(q, e)
-	h := digest(fmt.Sprintf("%q", cr))
+	cr := checkRun(q, e, v, r.now())
+	h := checkRunDigest(cr)
 	if h == sf.CheckRunHash && sf.CheckRunID != 0 {
 		return nil
 	}
@@ -162,8 +166,9 @@ func (r *Reconciler) writeCheckRun(ctx context.Context, q *queue.Queue, e *queue
 }
 
 // writeStateLabel keeps one state label on the PR (stateLabelsEnabled):
-// the one for the entry's state. Adding and removing labels are idempotent
-// on GitHub, so a repeated write is harmless.
+// the one for the entry's state. When it changes, the PR's labels are read
+// first (a label added just before a crash is not recorded) and every other
+// state label removed; adding and removing labels are idempotent on GitHub.
 func (r *Reconciler) writeStateLabel(ctx context.Context, q *queue.Queue, e *queue.Entry, sf *queue.Surface, save func() error) error {
 	l, ok := r.gh.(queue.Labeler)
 	want := ""
@@ -174,12 +179,22 @@ func (r *Reconciler) writeStateLabel(ctx context.Context, q *queue.Queue, e *que
 		return nil
 	}
 	repo := q.Key.Repo
-	if sf.StateLabel != "" {
-		if err := l.RemoveLabel(ctx, repo, e.PRNumber, sf.StateLabel); err != nil {
-			return fmt.Errorf("failed to remove label %s: %w", sf.StateLabel, err)
+	labels, err := l.ListLabels(ctx, repo, e.PRNumber)
+	if err != nil {
+		return fmt.Errorf("failed to read the labels: %w", err)
+	}
+	has := false
+	for _, name := range labels {
+		switch {
+		case name == want:
+			has = true
+		case queue.IsStateLabel(name):
+			if err := l.RemoveLabel(ctx, repo, e.PRNumber, name); err != nil {
+				return fmt.Errorf("failed to remove label %s: %w", name, err)
+			}
 		}
 	}
-	if want != "" {
+	if want != "" && !has {
 		if err := l.AddLabel(ctx, repo, e.PRNumber, want); err != nil {
 			return fmt.Errorf("failed to add label %s: %w", want, err)
 		}
@@ -193,3 +208,6 @@ func digest(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:12])
 }
+
+// checkRunDigest identifies a written check run.
+func checkRunDigest(cr queue.CheckRun) string { return digest(fmt.Sprintf("%q", cr)) }

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"text/template"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/engine"
 )
 
 // Reconciler brings GitHub to the state the store asks for: each entry's
@@ -27,6 +30,11 @@ type Reconciler struct {
 	now      func() time.Time
 	every    time.Duration
 	inflight *inflight
+	// publicURL and webURL build the links shown on PRs: the PR's
+	// dashboard page and GitHub's pages ("" leaves them out).
+	publicURL, webURL string
+	// titleTemplate renders test PR titles.
+	titleTemplate *template.Template
 
 	wake chan struct{}
 
@@ -37,6 +45,8 @@ type Reconciler struct {
 	// outage counts consecutive passes cut short by GitHub failing as a
 	// whole (5xx, timeouts, rate limits).
 	outage int
+	// views caches, for one pass, each queue's positions and estimates.
+	views map[int64]map[string]engine.Estimate
 }
 
 // Reconciliation bounds.
@@ -50,9 +60,14 @@ const (
 	maxRetryDelay = time.Minute
 )
 
-func newReconciler(store queue.Store, gh queue.GitHub, now func() time.Time, every time.Duration, fl *inflight) *Reconciler {
-	return &Reconciler{store: store, gh: gh, now: now, every: every, inflight: fl,
-		wake: make(chan struct{}, 1), swept: map[queue.Repo]time.Time{}}
+func newReconciler(store queue.Store, gh queue.GitHub, opts Options, fl *inflight) *Reconciler {
+	title := opts.TestPRTitle
+	if title == nil {
+		title = defaultTestPRTitle
+	}
+	return &Reconciler{store: store, gh: gh, now: func() time.Time { return opts.Now().UTC() }, every: opts.ReconcileEvery,
+		inflight: fl, publicURL: strings.TrimRight(opts.PublicURL, "/"), webURL: strings.TrimRight(opts.WebURL, "/"),
+		titleTemplate: title, wake: make(chan struct{}, 1), swept: map[queue.Repo]time.Time{}}
 }
 
 // Wake asks the reconciler to run a pass soon. It never blocks.
@@ -112,10 +127,17 @@ func (r *Reconciler) Pass(ctx context.Context) (time.Time, error) {
 }
 
 func (r *Reconciler) pass(ctx context.Context) error {
+	r.views = map[int64]map[string]engine.Estimate{}
 	if err := r.drain(ctx, r.deliverDue); err != nil {
 		return err
 	}
+	if err := r.refreshStandings(ctx); err != nil {
+		return err
+	}
 	if err := r.drain(ctx, r.surfacesDue); err != nil {
+		return err
+	}
+	if err := r.drain(ctx, r.testPRsDue); err != nil {
 		return err
 	}
 	return r.cleanBranches(ctx)

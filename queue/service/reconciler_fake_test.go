@@ -21,6 +21,7 @@ type surfaceGitHub struct {
 	checks   map[int64]*queue.CheckRun
 	labels   map[int][]string
 	branches map[string]bool
+	pulls    map[int]*ghPull
 	calls    map[string]int
 	// fail maps a method to the errors its next calls return (in order).
 	fail map[string][]error
@@ -38,7 +39,7 @@ var errBadGateway = fmt.Errorf("502 %s: %w", http.StatusText(http.StatusBadGatew
 
 func newSurfaceGitHub() *surfaceGitHub {
 	return &surfaceGitHub{comments: map[int64]*ghComment{}, checks: map[int64]*queue.CheckRun{},
-		labels: map[int][]string{}, branches: map[string]bool{}, calls: map[string]int{},
+		labels: map[int][]string{}, branches: map[string]bool{}, pulls: map[int]*ghPull{}, calls: map[string]int{},
 		fail: map[string][]error{}, applyThenFail: map[string]int{}}
 }
 
@@ -241,4 +242,79 @@ func (g *surfaceGitHub) count(method string) int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.calls[method]
+}
+
+// ghPull is a PR the reconciler opened.
+type ghPull struct {
+	head, base, title, body string
+	draft, closed           bool
+}
+
+func (g *surfaceGitHub) OpenDraftPR(_ context.Context, _ queue.Repo, head, base, title, body string) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.enter("OpenDraftPR"); err != nil {
+		return 0, err
+	}
+	g.nextID++
+	n := int(g.nextID)
+	g.pulls[n] = &ghPull{head: head, base: base, title: title, body: body, draft: true}
+	return n, g.after("OpenDraftPR")
+}
+
+func (g *surfaceGitHub) EditPR(_ context.Context, _ queue.Repo, n int, title, body string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.enter("EditPR"); err != nil {
+		return err
+	}
+	g.pulls[n].title, g.pulls[n].body = title, body
+	return nil
+}
+
+func (g *surfaceGitHub) ClosePR(_ context.Context, _ queue.Repo, n int) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.enter("ClosePR"); err != nil {
+		return err
+	}
+	g.pulls[n].closed = true
+	return nil
+}
+
+func (g *surfaceGitHub) FindPRByHead(_ context.Context, _ queue.Repo, head string) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.enter("FindPRByHead"); err != nil {
+		return 0, err
+	}
+	found := 0
+	for n, p := range g.pulls {
+		if p.head == head && n > found {
+			found = n
+		}
+	}
+	return found, nil
+}
+
+// pullsOf returns the PRs opened for a head branch.
+func (g *surfaceGitHub) pullsOf(head string) []ghPull {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []ghPull
+	for _, p := range g.pulls {
+		if p.head == head {
+			out = append(out, *p)
+		}
+	}
+	return out
+}
+
+func (g *surfaceGitHub) ListLabels(_ context.Context, _ queue.Repo, n int) ([]string, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.enter("ListLabels"); err != nil {
+		return nil, err
+	}
+	return slices.Clone(g.labels[n]), nil
 }

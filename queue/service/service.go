@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"text/template"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,6 +32,12 @@ type Options struct {
 	ReconcileEvery time.Duration
 	// PublicURL is the bot's base URL, used in links on GitHub.
 	PublicURL string
+	// WebURL is GitHub's web URL (https://github.com, a GitHub Enterprise
+	// host, or the fake's), for links to GitHub pages.
+	WebURL string
+	// TestPRTitle renders the titles of test PRs (ParseTestPRTitle; nil:
+	// DefaultTestPRTitle).
+	TestPRTitle *template.Template
 	// OnTreeMismatch, when set, is told of every landed tree that differed
 	// from its tested tree (the queue is paused; this feeds an alert metric).
 	OnTreeMismatch func(queue.QueueKey)
@@ -75,7 +82,7 @@ func NewService(store queue.Store, gh queue.GitHub, opts Options) *Service {
 	return &Service{store: store, gh: gh, opts: opts,
 		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{},
 		polls: newPollSchedule(), protection: newProtectionCache(opts.ReconcileEvery), targets: newTargetCache(),
-		inflight: fl, rec: newReconciler(store, gh, func() time.Time { return opts.Now().UTC() }, opts.ReconcileEvery, fl)}
+		inflight: fl, rec: newReconciler(store, gh, opts, fl)}
 }
 
 // Reconciler returns the reconciler that writes the queue's surfaces on

@@ -64,7 +64,7 @@ func (s *Service) startRun(ctx context.Context, fx *effects, snap *engine.Snapsh
 		done()
 		return fmt.Errorf("failed to record run intent: %w", err)
 	}
-	crashpoint.Hit("run-intent-recorded")
+	crashpoint.Hit(crashpoint.RunIntentRecorded)
 
 	var sha string
 	var buildErr error
@@ -173,6 +173,11 @@ func (s *Service) attachRun(ctx context.Context, fx *effects, q *queue.Queue, ru
 				q.NextSeq++
 			}
 			if err := tx.SaveEntry(ctx, e); err != nil {
+				return err
+			}
+		}
+		if q.Settings.CreatePrsForTestingBranches {
+			if err := tx.TouchRunSurface(ctx, q.ID, run.ID); err != nil { // its draft test PR
 				return err
 			}
 		}

@@ -3,13 +3,15 @@ package service
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/engine"
 )
 
 // The texts below render an entry's state on its PR. The reconciler writes
-// them; they depend only on the queue and the entry, so writing one twice
-// changes nothing.
+// them; they depend only on the queue, the entry and its view, so writing
+// one twice changes nothing.
 
 var stateWords = map[queue.EntryState]string{
 	queue.StateNotReady:       "⏳ Waiting to be ready",
@@ -22,19 +24,81 @@ var stateWords = map[queue.EntryState]string{
 	queue.StateCancelled:      "🚫 Cancelled",
 }
 
+// entryView is what the PR is shown beyond the entry itself: where it
+// stands in the queue, its run, and links.
+type entryView struct {
+	est engine.Estimate // zero Position: not in the queue order
+	// runURL links to the run testing the entry (its test PR, else its
+	// commit's checks on GitHub); "" when not testing.
+	runURL string
+	// pageURL is the PR's page on the dashboard ("" without a public URL).
+	pageURL string
+}
+
+// etaStep rounds expected times up, so a PR's texts change when the
+// estimate moves by minutes, not seconds.
+const etaStep = 5 * time.Minute
+
+// clock formats an expected time for people: "14:05 UTC", with the day
+// when it is not today's.
+func clock(t, now time.Time) string {
+	t = t.UTC()
+	if r := t.Truncate(etaStep); r.Before(t) {
+		t = r.Add(etaStep)
+	}
+	if y, m, d := t.Date(); y == now.UTC().Year() && m == now.UTC().Month() && d == now.UTC().Day() {
+		return t.Format("15:04 UTC")
+	}
+	return t.Format("Mon 2 Jan 15:04 UTC")
+}
+
+// standing says where an active entry stands, in one sentence ("" when
+// there is nothing to say).
+func standing(e *queue.Entry, v entryView, now time.Time) string {
+	if !e.Active() || v.est.Position == 0 {
+		return ""
+	}
+	switch {
+	case e.State == queue.StateTesting && !v.est.RunEndsAt.IsZero():
+		s := "Testing"
+		if v.runURL != "" {
+			s += fmt.Sprintf(" ([run](%s))", v.runURL)
+		}
+		s += ", expected to finish around " + clock(v.est.RunEndsAt, now)
+		if !v.est.MergeAt.IsZero() {
+			s += " and to merge around " + clock(v.est.MergeAt, now)
+		}
+		return s + "."
+	case e.State == queue.StatePending || e.State == queue.StateTestsPassed:
+		s := fmt.Sprintf("Position %d of %d", v.est.Position, v.est.Of)
+		if !v.est.MergeAt.IsZero() {
+			s += ", expected to merge around " + clock(v.est.MergeAt, now)
+		}
+		return s + "."
+	}
+	return fmt.Sprintf("Position %d of %d.", v.est.Position, v.est.Of)
+}
+
 // StatusMarker identifies the queue's sticky comment on a PR.
 func StatusMarker(q *queue.Queue) string {
 	return fmt.Sprintf("<!-- merge-queue-status %s -->", q.Key)
 }
 
-func statusComment(q *queue.Queue, e *queue.Entry) string {
+func statusComment(q *queue.Queue, e *queue.Entry, v entryView, now time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n**Merge queue** (`%s`): %s\n\n", StatusMarker(q), q.Key.Branch, stateWords[e.State])
+	if s := standing(e, v, now); s != "" {
+		fmt.Fprintf(&b, "%s\n\n", s)
+	}
 	if e.StateReasonDetail != "" {
 		fmt.Fprintf(&b, "%s\n\n", e.StateReasonDetail)
 	}
-	fmt.Fprintf(&b, "<sub>state `%s` · reason `%s` · priority %s (%d) · head %s</sub>\n",
+	fmt.Fprintf(&b, "<sub>state `%s` · reason `%s` · priority %s (%d) · head %s",
 		e.State, e.StateReason, e.PriorityName, e.PriorityValue, queue.ShortSHA(e.PRSHA))
+	if v.pageURL != "" {
+		fmt.Fprintf(&b, " · [details](%s)", v.pageURL)
+	}
+	b.WriteString("</sub>\n")
 	return b.String()
 }
 
@@ -57,9 +121,27 @@ func failureComment(q *queue.Queue, e *queue.Entry) string {
 // CheckRunName is the name of the queue's check run on PR heads.
 func CheckRunName(q *queue.Queue) string { return fmt.Sprintf("Merge Queue (%s)", q.Key.Branch) }
 
-func checkRun(q *queue.Queue, e *queue.Entry) queue.CheckRun {
-	cr := queue.CheckRun{Name: CheckRunName(q), HeadSHA: e.PRSHA, ExternalID: e.ID,
-		Title: stateWords[e.State], Summary: fmt.Sprintf("`%s` (%s): %s", e.State, e.StateReason, e.StateReasonDetail)}
+// checkRun renders the entry's check run: queued with its position (and
+// ETA), in progress while testing (with the run's link and expected
+// finish), then its conclusion (SPEC §6).
+func checkRun(q *queue.Queue, e *queue.Entry, v entryView, now time.Time) queue.CheckRun {
+	title := stateWords[e.State]
+	switch {
+	case !e.Active() || v.est.Position == 0:
+	case e.State == queue.StateTesting && !v.est.RunEndsAt.IsZero():
+		title += " · expected to finish around " + clock(v.est.RunEndsAt, now)
+	default:
+		title += fmt.Sprintf(" · %d of %d", v.est.Position, v.est.Of)
+		if !v.est.MergeAt.IsZero() {
+			title += " · merge around " + clock(v.est.MergeAt, now)
+		}
+	}
+	summary := fmt.Sprintf("`%s` (%s): %s", e.State, e.StateReason, e.StateReasonDetail)
+	if s := standing(e, v, now); s != "" {
+		summary = s + "\n\n" + summary
+	}
+	cr := queue.CheckRun{Name: CheckRunName(q), HeadSHA: e.PRSHA, ExternalID: e.ID, Title: title, Summary: summary,
+		DetailsURL: v.pageURL}
 	switch e.State {
 	case queue.StateNotReady, queue.StatePending:
 		cr.Status = "queued"
@@ -73,4 +155,9 @@ func checkRun(q *queue.Queue, e *queue.Entry) queue.CheckRun {
 		cr.Status, cr.Conclusion = "completed", "cancelled"
 	}
 	return cr
+}
+
+// PRPagePath is the path of a PR's page on the dashboard.
+func PRPagePath(repo queue.Repo, number int) string {
+	return fmt.Sprintf("/prs/%s/%s/%d", repo.Owner, repo.Name, number)
 }

@@ -41,6 +41,7 @@ var (
 	runUpsert = insertSQL("runs", runCols, "id")
 	runByID   = runSelect + " WHERE id = ?"
 	runOpen   = runSelect + " WHERE queue_id = ? AND closed = 0 ORDER BY created_at, id"
+	runRecent = runSelect + " WHERE queue_id = ? AND status = 'succeeded' ORDER BY finished_at DESC, id LIMIT ?"
 	runBySHA  = "SELECT " + selectList(runCols, "r") + ` FROM runs r JOIN queues q ON q.id = r.queue_id
 		WHERE r.sha = ? AND r.closed = 0 AND q.host = ? COLLATE NOCASE AND q.owner = ? COLLATE NOCASE AND q.name = ? COLLATE NOCASE
 		ORDER BY r.created_at, r.id`
@@ -105,6 +106,20 @@ func (o *ops) FindRunsBySHA(ctx context.Context, repo queue.Repo, sha string) ([
 	out, err := collect(rows, scanRun)
 	if err != nil {
 		return nil, fmt.Errorf("failed to find runs of %s at %s: %w", repo, sha, err)
+	}
+	return out, nil
+}
+
+// RecentRuns returns the queue's succeeded runs, most recently finished
+// first (then by ID), at most limit (0 = all).
+func (o *ops) RecentRuns(ctx context.Context, queueID int64, limit int) ([]*queue.TestRun, error) {
+	rows, err := o.rd.QueryContext(ctx, runRecent, queueID, sqlLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("failed to list recent runs of queue %d: %w", queueID, err)
+	}
+	out, err := collect(rows, scanRun)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list recent runs of queue %d: %w", queueID, err)
 	}
 	return out, nil
 }

@@ -29,6 +29,7 @@ func surfaceColumns(s *queue.Surface) []column {
 		{"attempts", s.Attempts, &s.Attempts},
 		{"next_attempt_at", timeVal(s.NextAttemptAt), timeScan{&s.NextAttemptAt}},
 		{"last_error", s.LastError, &s.LastError},
+		{"written_at", timeVal(s.WrittenAt), timeScan{&s.WrittenAt}},
 	}
 }
 
@@ -43,7 +44,7 @@ var (
 		ORDER BY next_attempt_at, entry_id LIMIT ?`
 	surfaceSave = `UPDATE surfaces SET done = ?, comment_id = ?, comment_hash = ?, check_run_id = ?, check_run_sha = ?,
 		check_run_hash = ?, check_run_open = ?, state_label = ?, comment_creating = ?, check_run_creating = ?,
-		attempts = ?, next_attempt_at = ?, last_error = ? WHERE entry_id = ?`
+		attempts = ?, next_attempt_at = ?, last_error = ?, written_at = ? WHERE entry_id = ?`
 )
 
 func scanSurface(sc interface{ Scan(...any) error }) (queue.Surface, error) {
@@ -89,7 +90,7 @@ func (o *ops) DueSurfaces(ctx context.Context, now time.Time, limit int) ([]queu
 func (o *ops) SaveSurface(ctx context.Context, s queue.Surface) error {
 	res, err := o.wr.ExecContext(ctx, surfaceSave, s.Done, s.CommentID, s.CommentHash, s.CheckRunID, s.CheckRunSHA,
 		s.CheckRunHash, s.CheckRunOpen, s.StateLabel, s.CommentCreating, s.CheckRunCreating, s.Attempts,
-		timeVal(s.NextAttemptAt), s.LastError, s.EntryID)
+		timeVal(s.NextAttemptAt), s.LastError, timeVal(s.WrittenAt), s.EntryID)
 	if err != nil {
 		return fmt.Errorf("failed to save the surface of entry %s: %w", s.EntryID, err)
 	}

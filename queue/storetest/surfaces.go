@@ -23,7 +23,7 @@ var surfaceTests = []testCase{
 		full := queue.Surface{EntryID: "e1", QueueID: q.ID, Want: 99, Done: 2,
 			CommentID: 1 << 40, CommentHash: "c0ffee", CheckRunID: 1<<40 + 1, CheckRunSHA: "abc",
 			CheckRunHash: "beef", CheckRunOpen: true, StateLabel: "mq:testing", CommentCreating: true,
-			CheckRunCreating: true, Attempts: 3, NextAttemptAt: at(time.Second), LastError: "boom"}
+			CheckRunCreating: true, Attempts: 3, NextAttemptAt: at(time.Second), LastError: "boom", WrittenAt: at(2 * time.Second)}
 		must(t, s.SaveSurface(ctx, full))
 		got, err = s.GetSurface(ctx, "e1")
 		must(t, err)
@@ -87,6 +87,63 @@ var surfaceTests = []testCase{
 		if len(ns) != 0 || len(refs) != 0 {
 			t.Errorf("after rollback: %d notices, %d refs", len(ns), len(refs))
 		}
+	}},
+	{"run surface/touch, due, save keeps Want", func(t *testing.T, s queue.Store) {
+		q := mustQueue(t, s, "main")
+		for _, id := range []string{"r1", "r2"} {
+			must(t, s.SaveRun(ctx, &queue.TestRun{ID: id, QueueID: q.ID, Status: queue.RunInProgress, CreatedAt: t0}))
+		}
+		if _, err := s.GetRunSurface(ctx, "r1"); !errors.Is(err, queue.ErrNotFound) {
+			t.Fatalf("GetRunSurface before any touch: %v, want ErrNotFound", err)
+		}
+		must(t, s.TouchRunSurface(ctx, q.ID, "r1"))
+		must(t, s.TouchRunSurface(ctx, q.ID, "r2"))
+		must(t, s.TouchRunSurface(ctx, q.ID, "r1"))
+		got, err := s.GetRunSurface(ctx, "r1")
+		must(t, err)
+		assertEqual(t, *got, queue.RunSurface{RunID: "r1", QueueID: q.ID, Want: 2})
+		full := queue.RunSurface{RunID: "r1", QueueID: q.ID, Want: 40, Done: 2, PRNumber: 1 << 30, PRHash: "abc",
+			Creating: true, Closed: true, Attempts: 2, NextAttemptAt: at(time.Minute), LastError: "422"}
+		must(t, s.SaveRunSurface(ctx, full))
+		got, err = s.GetRunSurface(ctx, "r1")
+		must(t, err)
+		want := full
+		want.Want = 2
+		assertEqual(t, *got, want)
+		due, err := s.DueRunSurfaces(ctx, t0, 10)
+		must(t, err)
+		if len(due) != 1 || due[0].RunID != "r2" {
+			t.Fatalf("due run surfaces %+v, want r2 only (r1 is caught up)", due)
+		}
+		if err := s.SaveRunSurface(ctx, queue.RunSurface{RunID: "nope"}); !errors.Is(err, queue.ErrNotFound) {
+			t.Errorf("SaveRunSurface of an unknown run: %v, want ErrNotFound", err)
+		}
+	}},
+	{"runs/recent succeeded ones, latest finished first", func(t *testing.T, s queue.Store) {
+		q := mustQueue(t, s, "main")
+		other := mustQueue(t, s, "dev")
+		for i, r := range []struct {
+			id     string
+			queue  int64
+			status queue.RunStatus
+			done   time.Duration
+		}{{"a", q.ID, queue.RunSucceeded, time.Minute}, {"b", q.ID, queue.RunFailed, 2 * time.Minute},
+			{"c", q.ID, queue.RunSucceeded, 3 * time.Minute}, {"d", other.ID, queue.RunSucceeded, 4 * time.Minute},
+			{"e", q.ID, queue.RunInProgress, 0}, {"f", q.ID, queue.RunSucceeded, 30 * time.Second}} {
+			run := &queue.TestRun{ID: r.id, QueueID: r.queue, Status: r.status, CreatedAt: at(time.Duration(i) * time.Second)}
+			if r.done != 0 {
+				run.FinishedAt = at(r.done)
+			}
+			must(t, s.SaveRun(ctx, run))
+		}
+		got, err := s.RecentRuns(ctx, q.ID, 2)
+		must(t, err)
+		if len(got) != 2 || got[0].ID != "c" || got[1].ID != "a" {
+			t.Fatalf("RecentRuns(2) = %v, want c, a", runIDs(got))
+		}
+		got, err = s.RecentRuns(ctx, q.ID, 0)
+		must(t, err)
+		assertEqual(t, runIDs(got), []string{"c", "a", "f"})
 	}},
 	{"notice/added once per key, due until done", func(t *testing.T, s queue.Store) {
 		n := &queue.Notice{Key: "reply:1", Repo: testRepo, PRNumber: 7, Kind: queue.NoticeReaction, Body: "+1",

@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// Estimate is where an admitted entry stands: its 1-based position among
+// the admitted entries in queue order (Of of them), and when it is expected
+// to merge (zero when unknown).
+type Estimate struct {
+	Position, Of int
+	MergeAt      time.Time
+	// RunEndsAt is when the entry's run in progress is expected to finish
+	// (zero when it is not testing).
+	RunEndsAt time.Time
+}
+
+// TypicalDuration is the median duration (start to finish) of the given
+// successful runs; zero when there are none.
+func TypicalDuration(runs []*queue.TestRun) time.Duration {
+	var ds []time.Duration
+	for _, r := range runs {
+		if !r.StartedAt.IsZero() && r.FinishedAt.After(r.StartedAt) {
+			ds = append(ds, r.FinishedAt.Sub(r.StartedAt))
+		}
+	}
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
+// Estimates predicts, for every admitted entry, its position and when it
+// merges, from the queue's concurrency and its typical CI duration d (see
+// docs/eta.md). The model replays the queue in order: a run in progress
+// ends at its start plus d (not before now); the entries behind take the
+// next free test slot in batches as the queue forms them, each run lasting
+// d; an entry merges when its run ends, and not before the entry ahead of
+// it (entries merge in order). It assumes every run passes: a failure ahead
+// pushes the estimates back, and they are recomputed from the facts every
+// time. With d zero (no run finished yet) positions are given without
+// times. Entries waiting on a failure or a conflict get no time, and
+// neither do the entries behind them.
+func Estimates(s *Snapshot, d time.Duration, now time.Time) map[string]Estimate {
+	ordered := s.Ordered()
+	out := make(map[string]Estimate, len(ordered))
+	for i, e := range ordered {
+		out[e.ID] = Estimate{Position: i + 1, Of: len(ordered)}
+	}
+	if d <= 0 || len(ordered) == 0 {
+		return out
+	}
+	st := s.Queue.Settings
+	// When each test slot frees up.
+	var slots []time.Time
+	ends := map[string]time.Time{} // run ID → expected end
+	for _, r := range s.Runs {
+		if r.Status != queue.RunInProgress && r.Status != queue.RunBuilding {
+			continue
+		}
+		end := now.Add(d)
+		if !r.StartedAt.IsZero() {
+			end = maxTime(r.StartedAt.Add(d), now)
+		}
+		ends[r.ID] = end
+		if !r.Bisection {
+			slots = append(slots, end)
+		}
+	}
+	for len(slots) < max(st.Concurrency, 1) {
+		slots = append(slots, now)
+	}
+	batch := 1
+	if st.Batch {
+		batch = max(st.EffectiveBatchingMaxSize(), 1)
+	}
+	var last time.Time // when the entry ahead merges
+	var pending []*queue.Entry
+	flush := func() {
+		if len(pending) == 0 {
+			return
+		}
+		sort.Slice(slots, func(i, j int) bool { return slots[i].Before(slots[j]) })
+		end := maxTime(slots[0], now).Add(d)
+		slots[0] = end
+		for _, e := range pending {
+			last = maxTime(last, end)
+			est := out[e.ID]
+			est.MergeAt = last
+			out[e.ID] = est
+		}
+		pending = pending[:0]
+	}
+	for _, e := range ordered {
+		switch {
+		case e.State == queue.StatePendingFailure || e.BlockedBy != "" || e.Conflict != nil:
+			return out // undecided: no time for it or anyone behind it
+		case e.State == queue.StateTestsPassed:
+			flush()
+			last = maxTime(last, now)
+		case e.RunID != "" && !ends[e.RunID].IsZero():
+			flush()
+			est := out[e.ID]
+			est.RunEndsAt = ends[e.RunID]
+			out[e.ID] = est
+			last = maxTime(last, ends[e.RunID])
+		default:
+			if e.NoBatch {
+				flush() // tested on its own
+			}
+			pending = append(pending, e)
+			if len(pending) >= batch || e.NoBatch {
+				flush()
+			}
+			continue
+		}
+		est := out[e.ID]
+		est.MergeAt = last
+		out[e.ID] = est
+	}
+	flush()
+	return out
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,124 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/engine"
+)
+
+// view is what the PR of entry e is shown beyond the entry: its position
+// and estimates (computed once per queue per pass), its run's link, and
+// its dashboard page.
+func (r *Reconciler) view(ctx context.Context, q *queue.Queue, e *queue.Entry) (entryView, error) {
+	ests, ok := r.views[q.ID]
+	if !ok {
+		var err error
+		if ests, err = estimates(ctx, r.store, q, r.now()); err != nil {
+			return entryView{}, err
+		}
+		r.views[q.ID] = ests
+	}
+	v := entryView{est: ests[e.ID]}
+	if r.publicURL != "" {
+		v.pageURL = r.publicURL + PRPagePath(q.Key.Repo, e.PRNumber)
+	}
+	if e.RunID != "" && e.State == queue.StateTesting && r.webURL != "" {
+		run, err := r.store.GetRun(ctx, e.RunID)
+		if err != nil && !errors.Is(err, queue.ErrNotFound) {
+			return entryView{}, fmt.Errorf("failed to load run %s: %w", e.RunID, err)
+		}
+		if run != nil && run.SHA != "" {
+			v.runURL = r.runURL(ctx, q, run)
+		}
+	}
+	return v, nil
+}
+
+// runURL links to a run: its test PR when it has one, else the checks of
+// its commit on GitHub.
+func (r *Reconciler) runURL(ctx context.Context, q *queue.Queue, run *queue.TestRun) string {
+	repo := r.webURL + "/" + q.Key.Repo.FullName()
+	if rs, err := r.store.GetRunSurface(ctx, run.ID); err == nil && rs.PRNumber != 0 {
+		return fmt.Sprintf("%s/pull/%d", repo, rs.PRNumber)
+	}
+	return fmt.Sprintf("%s/commit/%s/checks", repo, run.SHA)
+}
+
+// refreshEvery is how often a PR whose position or ETA alone changed is
+// updated: at least every five minutes, less often in long queues, so the
+// edits stay within GitHub's content-creation limits.
+func refreshEvery(queued int) time.Duration {
+	return max(5*time.Minute, time.Duration(queued)*10*time.Second)
+}
+
+// refreshStandings makes due the surfaces of admitted entries whose shown
+// position or ETA is out of date (no state change moved them), at most once
+// per refresh interval each.
+func (r *Reconciler) refreshStandings(ctx context.Context) error {
+	queues, err := r.store.ListQueues(ctx)
+	if err != nil {
+		return fmt.Errorf("failed to list queues: %w", err)
+	}
+	now := r.now()
+	for _, q := range queues {
+		if !q.Settings.CommentsEnabled && !q.Settings.StatusCheckEnabled {
+			continue
+		}
+		entries, err := r.store.ListActiveEntries(ctx, q.ID)
+		if err != nil {
+			return fmt.Errorf("failed to list entries of %s: %w", q.Key, err)
+		}
+		interval := refreshEvery(len(entries))
+		for _, e := range entries {
+			if !e.Admitted() {
+				continue
+			}
+			sf, err := r.store.GetSurface(ctx, e.ID)
+			if errors.Is(err, queue.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if sf.Due() || now.Sub(sf.WrittenAt) < interval {
+				continue
+			}
+			v, err := r.view(ctx, q, e)
+			if err != nil {
+				return err
+			}
+			stale := q.Settings.CommentsEnabled && digest(statusComment(q, e, v, now)) != sf.CommentHash ||
+				q.Settings.StatusCheckEnabled && e.PRSHA != "" && checkRunDigest(checkRun(q, e, v, now)) != sf.CheckRunHash
+			if !stale {
+				continue
+			}
+			if err := r.store.TouchSurface(ctx, q.ID, e.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// estimates computes a queue's positions and estimates (engine.Estimates)
+// from the store: its active entries, open runs and typical CI duration.
+func estimates(ctx context.Context, store queue.Store, q *queue.Queue, now time.Time) (map[string]engine.Estimate, error) {
+	entries, err := store.ListActiveEntries(ctx, q.ID)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list entries of %s: %w", q.Key, err)
+	}
+	runs, err := store.ListOpenRuns(ctx, q.ID)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list runs of %s: %w", q.Key, err)
+	}
+	recent, err := store.RecentRuns(ctx, q.ID, recentRunsForETA)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list recent runs of %s: %w", q.Key, err)
+	}
+	snap := &engine.Snapshot{Queue: q, Entries: entries, Runs: runs}
+	return engine.Estimates(snap, engine.TypicalDuration(recent), now), nil
+}

@@ -32,6 +32,7 @@ func runColumns(r *queue.TestRun) []column {
 		{"finished_at", timeVal(r.FinishedAt), timeScan{&r.FinishedAt}},
 		{"closed", r.Closed, &r.Closed},
 		{"parent", r.Parent, &r.Parent},
+		{"required_source", string(r.RequiredSource), &r.RequiredSource},
 	}
 }
 

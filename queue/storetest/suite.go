@@ -103,7 +103,7 @@ func fullRun(id string, queueID int64) *queue.TestRun {
 		ID: id, QueueID: queueID,
 		EntryIDs: []string{"e1", "e2"}, PRNumbers: []int{1, 2}, PRSHAs: []string{"a1", "b2"},
 		Ahead: []string{"e0"}, BaseSHA: "base", Branch: "mq-merge/" + id, SHA: "sha-" + id,
-		RequiredChecks: []string{"ci/test"}, Bisection: true, Parent: "parent-run",
+		RequiredChecks: []string{"ci/test"}, RequiredSource: queue.RequiredFromQueue, Bisection: true, Parent: "parent-run",
 		Status: queue.RunFailed, FailureReason: queue.ReasonTestTimeout, FailureDetail: "took too long",
 		CreatedAt: at(time.Second), StartedAt: at(2 * time.Second), FinishedAt: at(3 * time.Second),
 		Closed: true,

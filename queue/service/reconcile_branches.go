@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -53,14 +54,6 @@ func (f *inflight) has(repo queue.Repo, name string) bool {
 	return f.names[inflightKey{repo.Fold(), name}] > 0
 }
 
-// branchPrefix matches both kinds of branches the queue creates.
-const branchPrefix = "mq-"
-
-// ownBranch reports whether name is a branch the queue creates.
-func ownBranch(name string) bool {
-	return strings.HasPrefix(name, queue.ScratchPrefix) || strings.HasPrefix(name, queue.TestPrefix)
-}
-
 // cleanBranches deletes the recorded branches no live run owns and, for
 // each repository once per reconcile interval (and at start-up), every
 // mq-temp/ or mq-merge/ branch on GitHub that is not recorded: a branch
@@ -71,9 +64,19 @@ func (r *Reconciler) cleanBranches(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("failed to list queues: %w", err)
 	}
+	// Each repository's branch prefixes: the scratch one and every queue's
+	// test branch prefix.
 	repos := map[queue.Repo]queue.Repo{}
+	prefixes := map[queue.Repo][]string{}
 	for _, q := range queues {
-		repos[q.Key.Repo.Fold()] = q.Key.Repo
+		folded := q.Key.Repo.Fold()
+		repos[folded] = q.Key.Repo
+		if len(prefixes[folded]) == 0 {
+			prefixes[folded] = []string{queue.ScratchPrefix}
+		}
+		if p := q.Settings.EffectiveTestBranchPrefix(); !slices.Contains(prefixes[folded], p) {
+			prefixes[folded] = append(prefixes[folded], p)
+		}
 	}
 	for folded, repo := range repos {
 		if err := r.cleanRecorded(ctx, repo); err != nil {
@@ -85,7 +88,7 @@ func (r *Reconciler) cleanBranches(ctx context.Context) error {
 		if ok && r.now().Sub(last) < r.every {
 			continue
 		}
-		if err := r.sweep(ctx, repo); err != nil {
+		if err := r.sweep(ctx, repo, prefixes[folded]); err != nil {
 			return err
 		}
 		r.mu.Lock()
@@ -137,13 +140,22 @@ func (r *Reconciler) live(ctx context.Context, ref queue.Ref) (bool, error) {
 	return !run.Closed && run.Branch == ref.Name, nil
 }
 
-// sweep deletes the queue's branches on GitHub that nothing recorded. The
-// records are read after GitHub's list: a branch is recorded before it is
-// created, so any branch in the list that is being created is in them.
-func (r *Reconciler) sweep(ctx context.Context, repo queue.Repo) error {
-	names, err := r.gh.ListBranches(ctx, repo, branchPrefix)
-	if err != nil {
-		return fmt.Errorf("failed to list the branches of %s: %w", repo.FullName(), err)
+// sweep deletes the branches on GitHub under the queue's prefixes (its
+// scratch branches and each queue's test branches) that nothing recorded.
+// The records are read after GitHub's lists: a branch is recorded before it
+// is created, so any branch in the lists that is being created is in them.
+func (r *Reconciler) sweep(ctx context.Context, repo queue.Repo, prefixes []string) error {
+	var names []string
+	for _, p := range prefixes {
+		found, err := r.gh.ListBranches(ctx, repo, p)
+		if err != nil {
+			return fmt.Errorf("failed to list the branches %s* of %s: %w", p, repo.FullName(), err)
+		}
+		for _, name := range found {
+			if strings.HasPrefix(name, p) { // whatever the port's matching
+				names = append(names, name)
+			}
+		}
 	}
 	refs, err := r.store.ListRefs(ctx, repo)
 	if err != nil {
@@ -154,7 +166,7 @@ func (r *Reconciler) sweep(ctx context.Context, repo queue.Repo) error {
 		recorded[ref.Name] = true
 	}
 	for _, name := range names {
-		if !ownBranch(name) || recorded[name] || r.inflight.has(repo, name) {
+		if recorded[name] || r.inflight.has(repo, name) {
 			continue
 		}
 		zerolog.Ctx(ctx).Info().Str("branch", name).Msg("deleting a branch no run owns")

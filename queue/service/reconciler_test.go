@@ -297,3 +297,18 @@ func TestReconcilerStateLabelAfterALostWrite(t *testing.T) {
 		t.Fatalf("labels %q, want the other label and the one state label", got)
 	}
 }
+
+// A queue with its own test branch prefix has its branches swept under
+// that prefix, and only there.
+func TestReconcilerSweepsACustomTestBranchPrefix(t *testing.T) {
+	t.Parallel()
+	w := newRecWorld(t, func(s *queue.Settings) { s.TestBranchPrefix = "ci/merge-queue/" })
+	for _, b := range []string{"ci/merge-queue/pr-1/x", "ci/other", "mq-merge/pr-2/y", "mq-temp/z"} {
+		w.gh.branches[b] = true
+	}
+	w.mustPass()
+	got, _ := w.gh.ListBranches(w.ctx, opsKey.Repo, "")
+	if want := "ci/other mq-merge/pr-2/y"; strings.Join(got, " ") != want {
+		t.Fatalf("branches %v, want %s (mq-merge/ is not this queue's prefix)", got, want)
+	}
+}

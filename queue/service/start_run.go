@@ -43,7 +43,7 @@ func (s *Service) startRun(ctx context.Context, fx *effects, snap *engine.Snapsh
 		run.PRNumbers = append(run.PRNumbers, e.PRNumber)
 		run.PRSHAs = append(run.PRSHAs, e.PRSHA)
 	}
-	run.Branch = fmt.Sprintf("%spr-%d/%s", queue.TestPrefix, unit[0].PRNumber, run.ID)
+	run.Branch = fmt.Sprintf("%spr-%d/%s", q.Settings.EffectiveTestBranchPrefix(), unit[0].PRNumber, run.ID)
 	if run.Bisection {
 		run.Branch += "-bisection"
 	}

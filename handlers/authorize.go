@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mergequeue/mq/queue"
 )
@@ -51,4 +52,20 @@ func authorize(ctx context.Context, gh GitHub, repo queue.Repo, login string, le
 	default:
 		return false, nil
 	}
+}
+
+// allowedBot reports whether login is one of the queue's allowedBotSubmitters
+// (logins compare case-insensitively, "[bot]" included): such a bot may
+// submit with a plain merge (comment or label) without the permission
+// check, never with --direct or the urgent priority, which stay admin-only.
+func allowedBot(s *queue.Settings, login string) bool {
+	if s == nil {
+		return false
+	}
+	for _, b := range s.AllowedBotSubmitters {
+		if strings.EqualFold(b, login) {
+			return true
+		}
+	}
+	return false
 }

@@ -258,3 +258,39 @@ func assertComment(t *testing.T, svc *fakeService, want string) {
 		t.Fatalf("comment %+v, want a new comment on #1", c)
 	}
 }
+
+// A bot listed in the queue's allowedBotSubmitters may submit with a plain
+// merge, without a permission on the repository; nothing more.
+func TestAllowedBotSubmitters(t *testing.T) {
+	t.Parallel()
+	main := queue.QueueKey{Repo: helloWorld, Branch: "main"}
+	tests := []struct {
+		name, login, body string
+		submit            bool
+		wantComment       string
+	}{
+		{"listed bot merges", "renovate[bot]", "/mq merge", true, ""},
+		{"listed in another case", "Renovate[bot]", "/mq merge --no-batch", true, ""},
+		{"not urgent", "renovate[bot]", "/mq merge -p urgent", false, "you need admin access"},
+		{"not direct", "renovate[bot]", "/mq merge --direct", false, "you need admin access"},
+		{"not cancel", "renovate[bot]", "/mq cancel", false, "you need write access"},
+		{"an unlisted bot is refused", "dependabot[bot]", "/mq merge", false, "you need write access"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			svc, gh := commentWorld()
+			s := queue.DefaultSettings()
+			s.AllowedBotSubmitters = []string{"renovate[bot]"}
+			svc.addQueue(main, s)
+			h := NewIssueCommentHandler(testConfig(), svc, gh)
+			if err := h.Handle(context.Background(), "issue_comment", "d", prComment(t, "created.payload.json", tt.login, tt.body)); err != nil {
+				t.Fatal(err)
+			}
+			if got := len(svc.submits); got != map[bool]int{true: 1, false: 0}[tt.submit] {
+				t.Fatalf("submits %+v, want submitted=%v", svc.submits, tt.submit)
+			}
+			assertComment(t, svc, tt.wantComment)
+		})
+	}
+}

@@ -113,9 +113,15 @@ func (h *PullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 
 // labeled submits the PR after checking that sender may.
 func (h *PullRequestHandler) labeled(ctx context.Context, key queue.QueueKey, number int, sender, label string) error {
-	allowed, err := authorize(ctx, h.gh, key.Repo, sender, AccessWrite)
+	settings, err := h.queueSettings(ctx, key)
 	if err != nil {
-		return err
+		return fmt.Errorf("failed to read queue %s: %w", key, err)
+	}
+	allowed := allowedBot(settings, sender)
+	if !allowed {
+		if allowed, err = authorize(ctx, h.gh, key.Repo, sender, AccessWrite); err != nil {
+			return err
+		}
 	}
 	if !allowed {
 		zerolog.Ctx(ctx).Info().Str("sender", sender).Msg("enqueue label refused: no write access")

@@ -232,3 +232,21 @@ func TestEnqueueLabelOnTestPRIgnored(t *testing.T) {
 		t.Fatalf("submits %+v, notices %+v; want none", svc.submits, svc.notices)
 	}
 }
+
+// A bot listed in allowedBotSubmitters submits by label without a
+// permission on the repository.
+func TestEnqueueLabelByAllowedBot(t *testing.T) {
+	t.Parallel()
+	master := queue.QueueKey{Repo: helloWorld, Branch: "master"}
+	svc, gh := newFakeService(), newFakeGitHub()
+	s := queue.DefaultSettings()
+	s.AllowedBotSubmitters = []string{"renovate[bot]"}
+	svc.addQueue(master, s)
+	if err := NewPullRequestHandler(testConfig(), svc, gh).Handle(context.Background(), "pull_request", "d",
+		labelPayload(t, "labeled", "merge-queue", "renovate[bot]")); err != nil {
+		t.Fatal(err)
+	}
+	if len(svc.submits) != 1 || svc.submits[0].Submitter != "renovate[bot]" || gh.permCalls != 0 {
+		t.Fatalf("submits %+v, permission reads %d; want one submission and no permission read", svc.submits, gh.permCalls)
+	}
+}

@@ -275,7 +275,8 @@ func TestAPIClientSession(t *testing.T) {
 	if got := prNumbers(d["testedPullRequests"]); fmt.Sprint(got) != fmt.Sprint([]int{p3}) {
 		t.Errorf("testedPullRequests %v, want [%d]", got, p3)
 	}
-	wantURL := fmt.Sprintf("https://github.com/%s/%s/pull/%d", owner, repo, p3)
+	// In the sandbox the PR's page is on the fake GitHub (its web URL).
+	wantURL := fmt.Sprintf("%s/%s/%s/pull/%d", h.env.Fake.URL(), owner, repo, p3)
 	if got := d["testedPullRequests"].([]any)[0].(map[string]any)["prUrl"]; got != wantURL {
 		t.Errorf("prUrl %v, want %s", got, wantURL)
 	}

@@ -140,8 +140,11 @@ func (r *Reconciler) live(ctx context.Context, ref queue.Ref) (bool, error) {
 	return !run.Closed && run.Branch == ref.Name, nil
 }
 
-// sweep deletes the branches on GitHub under the queue's prefixes (its
-// scratch branches and each queue's test branches) that nothing recorded.
+// sweep deletes the branches on GitHub under the queue's prefixes that
+// nothing recorded: any under the scratch prefix (the queue's own), and
+// under each queue's test prefix those shaped like test branches
+// (queue.IsTestBranch), so a user's branch sharing a chosen prefix is never
+// touched.
 // The records are read after GitHub's lists: a branch is recorded before it
 // is created, so any branch in the lists that is being created is in them.
 func (r *Reconciler) sweep(ctx context.Context, repo queue.Repo, prefixes []string) error {
@@ -152,7 +155,7 @@ func (r *Reconciler) sweep(ctx context.Context, repo queue.Repo, prefixes []stri
 			return fmt.Errorf("failed to list the branches %s* of %s: %w", p, repo.FullName(), err)
 		}
 		for _, name := range found {
-			if strings.HasPrefix(name, p) { // whatever the port's matching
+			if p == queue.ScratchPrefix && strings.HasPrefix(name, p) || queue.IsTestBranch(p, name) {
 				names = append(names, name)
 			}
 		}

@@ -43,10 +43,7 @@ func (s *Service) startRun(ctx context.Context, fx *effects, snap *engine.Snapsh
 		run.PRNumbers = append(run.PRNumbers, e.PRNumber)
 		run.PRSHAs = append(run.PRSHAs, e.PRSHA)
 	}
-	run.Branch = fmt.Sprintf("%spr-%d/%s", q.Settings.EffectiveTestBranchPrefix(), unit[0].PRNumber, run.ID)
-	if run.Bisection {
-		run.Branch += "-bisection"
-	}
+	run.Branch = queue.TestBranchName(q.Settings.EffectiveTestBranchPrefix(), unit[0].PRNumber, run.ID, run.Bisection)
 	spec := queue.BranchSpec{From: a.From, Temp: queue.ScratchPrefix + s.opts.NewID(), Name: run.Branch, UnitSize: len(unit)}
 	for _, id := range a.Merge {
 		e := snap.Entry(id)

@@ -172,3 +172,28 @@ func TestTreeSHA(t *testing.T) {
 	}
 	mustEqual(t, "tree", tree, "t1")
 }
+
+// TestListBranchesUnderADirectory is what the start-up sweep does: list
+// every branch under "mq-temp/" (a prefix ending in a slash).
+func TestListBranchesUnderADirectory(t *testing.T) {
+	t.Parallel()
+	f := newFakeAPI(t)
+	f.handle("GET /repos/o/r/git/matching-refs/heads/mq-temp/", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, []map[string]any{
+			{"ref": "refs/heads/mq-temp/a", "object": map[string]any{"sha": "abc"}},
+			{"ref": "refs/heads/mq-temp/b", "object": map[string]any{"sha": "def"}},
+		})
+	})
+	c, _ := f.client()
+	got, err := c.ListBranches(t.Context(), testRepo, "mq-temp/")
+	if err != nil {
+		t.Fatalf("ListBranches(mq-temp/) error = %v", err)
+	}
+	mustEqual(t, "branches", len(got), 2)
+	mustEqual(t, "first", got[0], "mq-temp/a")
+	for _, bad := range []string{"", "/", "mq-temp//", "../x/", "a/./b"} {
+		if _, err := c.ListBranches(t.Context(), testRepo, bad); !errors.Is(err, ErrUnsafePath) {
+			t.Errorf("ListBranches(%q) error = %v, want ErrUnsafePath", bad, err)
+		}
+	}
+}

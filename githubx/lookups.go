@@ -80,7 +80,9 @@ func (c *Client) FindCheckRun(ctx context.Context, repo queue.Repo, sha, name, e
 // with prefix (git's matching-refs).
 func (c *Client) ListBranches(ctx context.Context, repo queue.Repo, prefix string) ([]string, error) {
 	what := fmt.Sprintf("list the branches %s* of %s", prefix, repo.FullName())
-	if err := checkPathText("branch prefix", prefix); err != nil {
+	// A prefix may end in a slash ("mq-temp/"): that is the whole
+	// directory, not an empty path component.
+	if err := checkPathText("branch prefix", strings.TrimSuffix(prefix, "/")); err != nil {
 		return nil, fmt.Errorf("failed to %s: %w", what, err)
 	}
 	gh, err := c.InstallationClient(ctx, repo)

@@ -85,8 +85,8 @@ func TestLoadConfigDefaults(t *testing.T) {
 		},
 		Database: DatabaseConfig{Driver: "sqlite", Path: "mq.db"},
 		Commands: CommandsConfig{Prefix: "/mq"}, TestPRs: TestPRsConfig{TitleTemplate: "merge queue: {{.PRs}}"},
-		Logging:  LoggingConfig{Level: "info", Format: "json"},
-		Engine:   EngineConfig{ReconcileInterval: 30 * time.Second},
+		Logging: LoggingConfig{Level: "info", Format: "json"},
+		Engine:  EngineConfig{ReconcileInterval: 30 * time.Second},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", c, want)

@@ -136,6 +136,13 @@ func TestDeliversTheEventLogInOrder(t *testing.T) {
 	if _, err := n.Step(f.ctx, target); err != nil {
 		t.Fatal(err)
 	}
+	// The batch has a draft test PR, #77 (createPrsForTestingBranches).
+	if err := f.store.TouchRunSurface(f.ctx, f.q.ID, "batch"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.SaveRunSurface(f.ctx, queue.RunSurface{RunID: "batch", PRNumber: 77}); err != nil {
+		t.Fatal(err)
+	}
 	f.event(t, 1, queue.StatePending, queue.StateTesting, queue.ReasonTesting, "batch")
 	f.event(t, 2, queue.StatePending, queue.StateTesting, queue.ReasonTesting, "batch")
 	f.event(t, 1, queue.StateTesting, queue.StateTesting, queue.ReasonTesting, "half") // the batch failed: bisection
@@ -156,6 +163,12 @@ func TestDeliversTheEventLogInOrder(t *testing.T) {
 	batch := got[1]
 	if nums, _ := json.Marshal(batch["pr_numbers"]); string(nums) != "[1,2]" || batch["test_branch"] != "mq-merge/pr-1/batch" || batch["batched"] != true {
 		t.Errorf("batch testing message %v", batch)
+	}
+	if batch["test_pr_number"] != 77.0 || got[4]["test_pr_number"] != 77.0 {
+		t.Errorf("test_pr_number of the batch: testing %v, failed %v; want 77", batch["test_pr_number"], got[4]["test_pr_number"])
+	}
+	if v, ok := got[5]["test_pr_number"]; !ok || v != nil {
+		t.Errorf("test_pr_number of a run without a test PR: %v (present %v), want null", v, ok)
 	}
 	merged := got[5]
 	for k, v := range map[string]any{"pr_number": 3.0, "author": "alice", "status": "merged", "target_branch": "main",

@@ -48,6 +48,22 @@ type Lookup interface {
 	GetQueueByID(ctx context.Context, id int64) (*queue.Queue, error)
 	GetEntryByID(ctx context.Context, id string) (*queue.Entry, error)
 	GetRun(ctx context.Context, id string) (*queue.TestRun, error)
+	// GetRunSurface gives a run's draft test PR (queue.ErrNotFound: none).
+	GetRunSurface(ctx context.Context, runID string) (*queue.RunSurface, error)
+}
+
+// testPR is the number of a run's draft test PR, or nil when it has none
+// (yet: the reconciler opens it just after the run starts).
+func testPR(ctx context.Context, look Lookup, run *queue.TestRun) *int {
+	if run == nil {
+		return nil
+	}
+	rs, err := look.GetRunSurface(ctx, run.ID)
+	if err != nil || rs.PRNumber == 0 {
+		return nil
+	}
+	n := rs.PRNumber
+	return &n
 }
 
 // prAction maps an entry's new state to the pull_request action; "" when
@@ -107,6 +123,7 @@ func messages(ctx context.Context, look Lookup, ev queue.Event, detailsURL strin
 	if run != nil {
 		base.TestBranch, base.TestBranchSHA = run.Branch, run.SHA
 		base.Batched, base.IsBisection = len(run.EntryIDs) > 1, run.Bisection
+		base.TestPRNumber = testPR(ctx, look, run)
 	}
 	switch ev.To {
 	case queue.StateFailed:
@@ -124,6 +141,9 @@ func messages(ctx context.Context, look Lookup, ev queue.Event, detailsURL strin
 		out = append(out, m)
 	}
 	if b, ok := batchMessage(base, ev, run, parent); ok {
+		if b.TestBranch != base.TestBranch { // the failed batch, not its bisection run
+			b.TestPRNumber = testPR(ctx, look, parent)
+		}
 		b.ID = fmt.Sprintf("evt_%d_batch", ev.ID)
 		out = append(out, b)
 	}

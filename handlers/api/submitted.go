@@ -20,7 +20,8 @@ type readinessJSON struct {
 // seed §2.4 fields plus why the state last changed, whether the entry is
 // still in the queue, its readiness, whether it was force-enqueued and
 // the test run that decided it. queuePosition (1-based, admitted entries
-// only) and testRunId are omitted when there is none; verifiedByTestRun is
+// only), estimatedMergeAt (RFC 3339, when it is expected to merge;
+// docs/eta.md) and testRunId are omitted when there is none; verifiedByTestRun is
 // always present, null when no run decided the entry (the hosted API's
 // shape: a run ID or null).
 type submittedPullRequestJSON struct {
@@ -34,6 +35,7 @@ type submittedPullRequestJSON struct {
 	ForceEnqueued     bool    `json:"forceEnqueued"`
 	VerifiedByTestRun *string `json:"verifiedByTestRun"`
 	QueuePosition     int     `json:"queuePosition,omitempty"`
+	EstimatedMergeAt  *string `json:"estimatedMergeAt,omitempty"`
 	TestRunID         string  `json:"testRunId,omitempty"`
 }
 
@@ -60,6 +62,7 @@ func newSubmittedPullRequestJSON(s *queue.SubmittedPR) submittedPullRequestJSON 
 		ForceEnqueued:     s.Entry.Direct,
 		VerifiedByTestRun: verifiedBy,
 		QueuePosition:     s.QueuePosition,
+		EstimatedMergeAt:  optTimestamp(s.EstimatedMergeAt),
 		TestRunID:         s.TestRunID,
 	}
 }

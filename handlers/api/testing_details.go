@@ -92,6 +92,9 @@ type testingDetailsJSON struct {
 	ImpactedTargetsForTestedPRs []prTargetsJSON    `json:"impactedTargetsForTestedPrs,omitempty"`
 	WaitingOn                   []int              `json:"waitingOn,omitempty"`
 	FailureStatus               *failureStatusJSON `json:"failureStatus,omitempty"`
+	// TestPRNumber is the run's draft test PR (createPrsForTestingBranches),
+	// omitted when it has none.
+	TestPRNumber int `json:"testPrNumber,omitempty"`
 }
 
 // unknownSource is the requiredStatusesSource of runs recorded before the
@@ -144,6 +147,7 @@ func (a *API) newTestingDetailsJSON(d *service.TestingDetails) testingDetailsJSO
 		TestBranchSHA:          run.SHA,
 		CreatedAt:              timestamp(run.CreatedAt),
 		Status:                 runStatus(run.Status),
+		TestPRNumber:           d.TestPRNumber,
 		CheckSuites:            []checkSuiteJSON{},
 		StatusChecks:           []statusCheckJSON{},
 		TestedPullRequests:     []testedPRJSON{},

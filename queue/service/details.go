@@ -36,6 +36,9 @@ type TestingDetails struct {
 	// Union is the union of the tested PRs' targets when every tested PR has
 	// targets for the head under test (nil otherwise).
 	Union *queue.Targets
+	// TestPRNumber is the run's draft test PR (createPrsForTestingBranches;
+	// 0 when it has none).
+	TestPRNumber int
 }
 
 // TestingDetails returns a test run of a queue by ID. ErrNotFound if the
@@ -53,6 +56,12 @@ func (s *Service) TestingDetails(ctx context.Context, key queue.QueueKey, runID 
 		return nil, fmt.Errorf("test run %s is not a run of %s: %w", runID, key, queue.ErrNotFound)
 	}
 	d := &TestingDetails{Queue: q, Run: run, Targets: map[int]*queue.Targets{}}
+	switch rs, err := s.store.GetRunSurface(ctx, runID); {
+	case err == nil:
+		d.TestPRNumber = rs.PRNumber
+	case !errors.Is(err, queue.ErrNotFound):
+		return nil, fmt.Errorf("failed to load the test PR of run %s: %w", runID, err)
+	}
 	if run.SHA != "" {
 		if d.Checks, err = s.store.ListChecks(ctx, q.Key.Repo, run.SHA); err != nil {
 			return nil, fmt.Errorf("failed to list checks of run %s: %w", runID, err)

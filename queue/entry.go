@@ -214,6 +214,9 @@ type EntryQuery struct {
 	States  []EntryState // empty = every state
 	Since   time.Time    // ActivityAt ≥ Since (zero = unbounded)
 	Until   time.Time    // ActivityAt < Until (zero = unbounded)
+	// Author keeps entries whose PR author is this login, compared
+	// case-insensitively as GitHub logins are ("" = every author).
+	Author string
 	// After continues a listing: only entries strictly after this position
 	// in the order (ActivityAt descending, then ID descending).
 	AfterAt time.Time

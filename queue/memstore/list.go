@@ -5,13 +5,14 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mergequeue/mq/queue"
 )
 
 // ListEntries lists a queue's entries newest first by ActivityAt, then ID
-// descending, filtered by state and time range, continuing after a keyset
+// descending, filtered by state, author and time range, continuing after a keyset
 // position (see queue.EntryQuery). As in SQL, an entry whose ActivityAt is
 // the zero time (NULL) fails every time bound and is listed last.
 func (o *ops) ListEntries(ctx context.Context, q queue.EntryQuery) ([]*queue.Entry, error) {
@@ -27,6 +28,9 @@ func (o *ops) ListEntries(ctx context.Context, q queue.EntryQuery) ([]*queue.Ent
 	var out []*queue.Entry
 	for _, e := range o.d.queueEntries[q.QueueID] {
 		if len(q.States) > 0 && !slices.Contains(q.States, e.State) {
+			continue
+		}
+		if q.Author != "" && !strings.EqualFold(e.PR.Author, q.Author) {
 			continue
 		}
 		at := e.ActivityAt()

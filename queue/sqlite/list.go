@@ -12,7 +12,7 @@ import (
 const activityAt = "coalesce(concluded_at, submitted_at)"
 
 // ListEntries lists a queue's entries newest first by activity time, then
-// ID, filtered by state and time range, continuing after a keyset position.
+// ID, filtered by state, author and time range, continuing after a keyset position.
 func (o *ops) ListEntries(ctx context.Context, q queue.EntryQuery) ([]*queue.Entry, error) {
 	where := []string{"queue_id = ?"}
 	args := []any{q.QueueID}
@@ -23,6 +23,10 @@ func (o *ops) ListEntries(ctx context.Context, q queue.EntryQuery) ([]*queue.Ent
 			args = append(args, string(st))
 		}
 		where = append(where, "state IN ("+strings.Join(marks, ", ")+")")
+	}
+	if q.Author != "" {
+		where = append(where, "pr_author = ? COLLATE NOCASE")
+		args = append(args, q.Author)
 	}
 	if !q.Since.IsZero() {
 		where = append(where, activityAt+" >= ?")

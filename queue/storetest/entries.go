@@ -143,10 +143,11 @@ var entryTests = []testCase{
 	{"entry/list filters and pages", func(t *testing.T, s queue.Store) {
 		q := mustQueue(t, s, "main")
 		other := mustQueue(t, s, "dev")
-		// Entries 1..6: odd ones merged at t0+n min+30s, even ones active, submitted at t0+n min.
+		// Entries 1..6: odd ones merged at t0+n min+30s, even ones active, submitted at t0+n min;
+		// by Alice (1, 3, 4, 6) or bob (2, 5).
 		for n := 1; n <= 6; n++ {
 			e := &queue.Entry{ID: fmt.Sprintf("e%d", n), QueueID: q.ID, PRNumber: n, State: queue.StatePending,
-				SubmittedAt: at(time.Duration(n) * time.Minute)}
+				SubmittedAt: at(time.Duration(n) * time.Minute), PR: queue.PRFacts{Author: []string{"Alice", "bob"}[n%3/2]}}
 			if n%2 == 1 {
 				e.State, e.ConcludedAt = queue.StateMerged, at(time.Duration(n)*time.Minute+30*time.Second)
 			}
@@ -168,6 +169,9 @@ var entryTests = []testCase{
 			{"since and until", queue.EntryQuery{QueueID: q.ID, Since: at(2 * time.Minute), Until: at(4 * time.Minute)}, []string{"e3", "e2"}},
 			{"after a position", queue.EntryQuery{QueueID: q.ID, AfterAt: at(4 * time.Minute), AfterID: "e4", Limit: 2}, []string{"e3", "e2"}},
 			{"after a tie", queue.EntryQuery{QueueID: q.ID, AfterAt: at(6 * time.Minute), AfterID: "e6b", Limit: 2}, []string{"e6", "e5"}},
+			{"one author, any case", queue.EntryQuery{QueueID: q.ID, Author: "ALICE"}, []string{"e6", "e4", "e3", "e1"}},
+			{"author, state and time", queue.EntryQuery{QueueID: q.ID, Author: "bob", States: []queue.EntryState{queue.StateMerged}, Since: at(time.Minute)}, []string{"e5"}},
+			{"unknown author", queue.EntryQuery{QueueID: q.ID, Author: "carol"}, []string{}},
 			{"unknown queue", queue.EntryQuery{QueueID: q.ID + 100}, []string{}},
 		}
 		for _, tc := range cases {

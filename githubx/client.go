@@ -46,7 +46,7 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	}
 	// The path guard is outermost: a refused request mints no token and is
 	// not retried.
-	middleware := append([]githubapp.ClientMiddleware{PathGuardMiddleware, RetryMiddleware(o.retry)}, o.middleware...)
+	middleware := append([]githubapp.ClientMiddleware{PathGuardMiddleware, retryMiddleware(o.retry, o.observer, newBasePaths(cfg))}, o.middleware...)
 	ccOpts := []githubapp.ClientOption{
 		githubapp.WithClientUserAgent(cfg.UserAgent),
 		githubapp.WithClientMiddleware(middleware...),

@@ -82,6 +82,7 @@ type options struct {
 	middleware []githubapp.ClientMiddleware
 	now        func() time.Time
 	timeout    time.Duration
+	observer   Observer
 }
 
 func defaultOptions() options {

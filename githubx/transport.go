@@ -97,15 +97,23 @@ func (p RetryPolicy) backoff(attempt int) time.Duration {
 // Each client built with it (one per installation) gets its own write
 // spacing.
 func RetryMiddleware(p RetryPolicy) githubapp.ClientMiddleware {
+	return retryMiddleware(p, nil, basePaths{})
+}
+
+// retryMiddleware is RetryMiddleware reporting every attempt to obs (nil:
+// none), its path templated relative to base.
+func retryMiddleware(p RetryPolicy, obs Observer, base basePaths) githubapp.ClientMiddleware {
 	p = p.withDefaults()
 	return func(next http.RoundTripper) http.RoundTripper {
-		return &retryTransport{next: next, p: p}
+		return &retryTransport{next: next, p: p, obs: obs, base: base}
 	}
 }
 
 type retryTransport struct {
 	next http.RoundTripper
 	p    RetryPolicy
+	obs  Observer
+	base basePaths
 
 	mu        sync.Mutex
 	nextWrite time.Time
@@ -130,21 +138,27 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, err
 			}
 		}
+		start := time.Now()
 		resp, err := t.next.RoundTrip(r)
+		took := time.Since(start)
 		if err != nil {
 			if idempotent && replayable && attempt < t.p.MaxAttempts && retryableError(ctx, err) {
+				t.observe(req, nil, took, attempt, waitedForLimit, RetryNetworkError)
 				if serr := t.p.Sleep(ctx, t.p.backoff(attempt)); serr != nil {
 					return nil, err
 				}
 				continue
 			}
+			t.observe(req, nil, took, attempt, waitedForLimit, "")
 			return nil, err
 		}
 		if isRateLimited(resp) {
 			wait, known := t.rateLimitWait(resp)
 			if waitedForLimit || !known || wait > t.p.MaxRateLimitWait || !replayable {
+				t.observe(req, resp, took, attempt, waitedForLimit, "")
 				return resp, nil
 			}
+			t.observe(req, resp, took, attempt, waitedForLimit, RetryRateLimit)
 			discard(resp)
 			if err := t.p.Sleep(ctx, wait); err != nil {
 				return nil, err
@@ -154,14 +168,33 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			continue
 		}
 		if resp.StatusCode >= 500 && idempotent && replayable && attempt < t.p.MaxAttempts {
+			t.observe(req, resp, took, attempt, waitedForLimit, RetryServerError)
 			discard(resp)
 			if err := t.p.Sleep(ctx, t.p.backoff(attempt)); err != nil {
 				return nil, err
 			}
 			continue
 		}
+		t.observe(req, resp, took, attempt, waitedForLimit, "")
 		return resp, nil
 	}
+}
+
+// observe reports one attempt to the observer, if any. A try after a
+// rate-limit wait counts as a retry.
+func (t *retryTransport) observe(req *http.Request, resp *http.Response, took time.Duration, attempt int, waited bool, retry string) {
+	if t.obs == nil {
+		return
+	}
+	if waited {
+		attempt++
+	}
+	c := Call{Method: req.Method, Endpoint: t.base.endpointOf(req.URL), Duration: took, Attempt: attempt, Retry: retry,
+		RateLimit: rateLimitOf(resp)}
+	if resp != nil {
+		c.Status = resp.StatusCode
+	}
+	t.obs.ObserveGitHubCall(c)
 }
 
 // spaceWrite reserves the next write slot and waits for it.

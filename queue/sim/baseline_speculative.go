@@ -6,7 +6,11 @@ package sim
 // PRs 1..i. The head merges when its run passed; when the head's run
 // failed it is rejected and every run behind it (they all contained it)
 // is cancelled and rebuilt without it. A run behind the head that fails
-// waits until everything ahead is decided.
+// waits until everything ahead is decided; as GitHub's merge queue and
+// Zuul do, nothing is scheduled behind a failed run meanwhile and the runs
+// already behind it (which contain it, so are most likely doomed) are
+// cancelled. They are rebuilt when the failed PR is decided: rejected when
+// it reaches the head, or retested without what failed ahead of it.
 //
 // With adaptive set it is Zuul's dependent pipeline: the window starts at
 // `window`, grows by one per merge and halves (not below floor) per
@@ -45,9 +49,37 @@ func (s *speculative) fill() {
 		}
 	}
 	for k := 0; k < min(s.window, len(s.queue)); k++ {
-		if i := s.queue[k]; s.runs[i] == nil {
-			s.runs[i] = s.h.test(s.queue[:k+1], false, func(*ciBuild) { s.settle() })
+		i := s.queue[k]
+		if b := s.runs[i]; b != nil {
+			if !s.rounds && b.done && !b.pass {
+				return // nothing starts behind a failed run
+			}
+			continue
 		}
+		s.runs[i] = s.h.test(s.queue[:k+1], false, s.finished)
+	}
+}
+
+// finished handles the end of a run: a failed run behind the head cancels
+// the runs behind it (outside validation rounds), then the head settles.
+func (s *speculative) finished(b *ciBuild) {
+	if !b.pass && !s.rounds {
+		s.cancelBehind(b.prs[len(b.prs)-1])
+	}
+	s.settle()
+}
+
+// cancelBehind cancels the runs of the PRs queued behind PR i.
+func (s *speculative) cancelBehind(i int) {
+	behind := false
+	for _, j := range s.queue {
+		if behind {
+			if r := s.runs[j]; r != nil {
+				s.h.cancel(r)
+				delete(s.runs, j)
+			}
+		}
+		behind = behind || j == i
 	}
 }
 

@@ -23,6 +23,8 @@ type Options struct {
 	Poll time.Duration
 	// MaxBackoff caps the wait between retries (default 10 min).
 	MaxBackoff time.Duration
+	// Observer, if set, is told about every delivery attempt.
+	Observer Observer
 }
 
 // batchSize bounds the events read per step.
@@ -116,7 +118,9 @@ func (n *Notifier) Step(ctx context.Context, t Target) (time.Duration, error) {
 			var de *deliveryError
 			if errors.As(err, &de) && de.Permanent {
 				zerolog.Ctx(ctx).Error().Err(err).Int64("event", ev.ID).Msg("notification refused; skipped")
+				n.observe(t, OutcomeSkipped)
 			} else {
+				n.observe(t, OutcomeFailed)
 				c.Attempts++
 				c.NextAttemptAt, c.LastError = now.Add(n.backoff(c.Attempts)), err.Error()
 				if serr := n.store.SaveCursor(ctx, c); serr != nil {
@@ -124,6 +128,8 @@ func (n *Notifier) Step(ctx context.Context, t Target) (time.Duration, error) {
 				}
 				return n.backoff(c.Attempts), err
 			}
+		} else {
+			n.observe(t, OutcomeDelivered)
 		}
 		c.LastEventID, c.Attempts, c.NextAttemptAt, c.LastError = ev.ID, 0, time.Time{}, ""
 		if err := n.store.SaveCursor(ctx, c); err != nil {

@@ -39,6 +39,7 @@ type Processor struct {
 	now            func() time.Time
 	transient      func(error) bool
 	transientFor   time.Duration
+	obs            Observer
 
 	mu      sync.Mutex           // serialises processing
 	retryAt map[string]time.Time // delivery id → earliest next attempt
@@ -169,12 +170,16 @@ func (p *Processor) process(ctx context.Context, d Delivery) error {
 	h, ok := p.handlers[d.Event]
 	if !ok {
 		log.Debug().Msg("no handler for webhook event; marking done")
+		p.observe(d, OutcomeUnhandled, 0)
 		return p.finish(ctx, d.ID, true, "")
 	}
 
+	start := time.Now()
 	herr := p.call(log.WithContext(ctx), h, d)
+	took := time.Since(start)
 	if herr == nil {
 		delete(p.retryAt, d.ID)
+		p.observe(d, OutcomeDone, took)
 		return p.finish(ctx, d.ID, true, "")
 	}
 	if ctx.Err() != nil {
@@ -186,11 +191,13 @@ func (p *Processor) process(ctx context.Context, d Delivery) error {
 	if IsPermanent(herr) || (attempt >= p.maxAttempts && !outage) {
 		delete(p.retryAt, d.ID)
 		log.Error().Err(herr).Int("attempt", attempt).Msg("webhook delivery failed; giving up")
+		p.observe(d, OutcomeGaveUp, took)
 		return p.finish(ctx, d.ID, true, herr.Error())
 	}
 	delay := p.backoff(attempt)
 	p.retryAt[d.ID] = p.now().Add(delay)
 	log.Warn().Err(herr).Int("attempt", attempt).Dur("retry_in", delay).Msg("webhook delivery failed; will retry")
+	p.observe(d, OutcomeRetry, took)
 	return p.finish(ctx, d.ID, false, herr.Error())
 }
 

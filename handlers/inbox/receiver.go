@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/handlers/bodydeadline"
+	"github.com/mergequeue/mq/handlers/requestid"
 )
 
 // MaxBodyBytes is the largest webhook body accepted (GitHub's own cap
@@ -87,8 +88,8 @@ func NewReceiver(secret string, inbox Store, wake func(), opts ...ReceiverOption
 func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	event := r.Header.Get(HeaderEvent)
 	id := r.Header.Get(HeaderDelivery)
-	log := rc.log.With().Str("github_delivery_id", clip(id)).Str("github_event_type", clip(event)).
-		Str("remote_addr", r.RemoteAddr).Logger()
+	log := requestid.Annotate(r.Context(), rc.log.With()).Str("github_delivery_id", clip(id)).
+		Str("github_event_type", clip(event)).Str("remote_addr", r.RemoteAddr).Logger()
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		refuse(w, &log, http.StatusMethodNotAllowed, "method not allowed", nil)
@@ -146,6 +147,7 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	_, _ = io.WriteString(w, `{"ok":true}`)
 	if isNew {
+		log.Debug().Int("bytes", len(payload)).Msg("webhook delivery stored")
 		rc.wake()
 	} else {
 		log.Debug().Msg("duplicate webhook delivery ignored")

@@ -47,6 +47,7 @@ type Reconciler struct {
 	outage int
 	// views caches, for one pass, each queue's positions and estimates.
 	views map[int64]map[string]engine.Estimate
+	obs   ReconcileObserver // see observer.go
 }
 
 // Reconciliation bounds.
@@ -112,7 +113,9 @@ func (r *Reconciler) Run(ctx context.Context) {
 // when woken or at the next interval). A GitHub-wide failure ends the pass
 // early with an error; the work left stays due.
 func (r *Reconciler) Pass(ctx context.Context) (time.Time, error) {
+	start := r.now()
 	err := r.pass(ctx)
+	r.observePass(start, err)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if errors.Is(err, queue.ErrTransient) {
@@ -187,6 +190,7 @@ func (r *Reconciler) failed(ctx context.Context, what string, attempts *int, nex
 	*lastErr = err.Error()
 	*next = r.now().Add(retryDelay(*attempts))
 	log := zerolog.Ctx(ctx)
+	r.observeWriteFailed(*attempts >= maxSurfaceAttempts)
 	if *attempts >= maxSurfaceAttempts {
 		log.Error().Err(err).Int("attempts", *attempts).Msg("giving up: failed to " + what)
 		return true, nil

@@ -37,6 +37,7 @@ const (
 	DefaultLogFormat         = "json"
 	DefaultReconcileInterval = 30 * time.Second
 	DefaultNotificationKind  = NotifyWebhook
+	DefaultDashboardAccess   = DashboardToken
 )
 
 // Environment variables that override the file (secrets and deployment knobs).
@@ -64,6 +65,7 @@ type Config struct {
 	Engine        EngineConfig         `yaml:"engine"`
 	Queues        []QueueBootstrap     `yaml:"queues"`
 	Notifications []NotificationTarget `yaml:"notifications"`
+	Dashboard     DashboardConfig      `yaml:"dashboard"`
 }
 
 // ServerConfig is the HTTP listener and the URL users reach it at.
@@ -138,6 +140,27 @@ type QueueBootstrap struct {
 	RequiredStatuses []string `yaml:"required_statuses"`
 	MergeMethod      string   `yaml:"merge_method"`
 }
+
+// DashboardConfig guards the dashboard (docs/decisions.md, "Dashboard
+// access"). It never affects /v1, webhooks, /metrics, /healthz or /readyz.
+type DashboardConfig struct {
+	// Access is who may read the dashboard: DashboardToken (default: an API
+	// token of /v1, entered once on /login) or DashboardPublic (anyone who
+	// can reach the port).
+	Access DashboardAccess `yaml:"access"`
+}
+
+// DashboardAccess says who may read the dashboard.
+type DashboardAccess string
+
+// Dashboard access modes.
+const (
+	// DashboardToken requires a live API token; a token scoped to some
+	// repositories shows only those.
+	DashboardToken DashboardAccess = "token"
+	// DashboardPublic lets anyone who reaches the port read every queue.
+	DashboardPublic DashboardAccess = "public"
+)
 
 // NotificationKind selects the payload format of a notification target.
 type NotificationKind string
@@ -259,6 +282,9 @@ func (c *Config) applyDefaults() {
 	def(&c.Logging.Format, DefaultLogFormat)
 	if c.Engine.ReconcileInterval == 0 {
 		c.Engine.ReconcileInterval = DefaultReconcileInterval
+	}
+	if c.Dashboard.Access == "" {
+		c.Dashboard.Access = DefaultDashboardAccess
 	}
 	qd := queue.DefaultSettings()
 	for i := range c.Queues {
@@ -402,6 +428,9 @@ func (c *Config) Validate() error {
 		add("engine.reconcile_interval: %s must be positive", c.Engine.ReconcileInterval)
 	}
 	errs = append(errs, c.validateQueues()...)
+	if a := c.Dashboard.Access; a != DashboardToken && a != DashboardPublic {
+		add("dashboard.access: %q is not one of token, public", a)
+	}
 	seen := map[string]int{}
 	for i, n := range c.Notifications {
 		key := fmt.Sprintf("notifications[%d]", i)

@@ -87,6 +87,8 @@ func TestLoadConfigDefaults(t *testing.T) {
 		Commands: CommandsConfig{Prefix: "/mq"}, TestPRs: TestPRsConfig{TitleTemplate: "merge queue: {{.PRs}}"},
 		Logging: LoggingConfig{Level: "info", Format: "json"},
 		Engine:  EngineConfig{ReconcileInterval: 30 * time.Second},
+		// The dashboard is private unless configured public.
+		Dashboard: DashboardConfig{Access: DashboardToken},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", c, want)

@@ -19,8 +19,7 @@ func (a *App) routes(webhooks, restAPI http.Handler) http.Handler {
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	mux.HandleFunc("GET /readyz", a.ready)
-	mux.HandleFunc("GET /{$}", a.dashboard)
-	mux.HandleFunc("GET /prs/{owner}/{repo}/{number}", a.prDashboard)
+	a.dashboardRoutes(mux)
 	return a.bodies.Handler(mux)
 }
 

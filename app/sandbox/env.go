@@ -41,6 +41,10 @@ type Options struct {
 	Notifications []app.NotificationTarget
 	// BodyDeadline is the app's request body deadline (zero: the defaults).
 	BodyDeadline bodydeadline.Policy
+	// DashboardAccess is who may read the dashboard (default public: the
+	// sandbox listens on loopback and holds only demo data, so a newcomer's
+	// dashboard link works without signing in).
+	DashboardAccess app.DashboardAccess
 }
 
 // Env is a running fake GitHub plus a running app.
@@ -100,6 +104,10 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 	cfg.Database.Path = filepath.Join(e.dir, "mq.db")
 	cfg.Engine.ReconcileInterval = opts.ReconcileInterval
 	cfg.Notifications = opts.Notifications
+	cfg.Dashboard.Access = app.DashboardPublic
+	if opts.DashboardAccess != "" {
+		cfg.Dashboard.Access = opts.DashboardAccess
+	}
 	e.cfg = cfg
 	if err := e.startApp(ctx); err != nil {
 		e.Close()

@@ -1,0 +1,80 @@
+package app
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// dashboardRoutes mounts the dashboard: every page and fragment behind
+// guard (dashboard.access), the sign-in pages and the static assets open.
+func (a *App) dashboardRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /{$}", a.guard(a.dashboard))
+	mux.HandleFunc("GET /repos/{owner}/{repo}", a.guard(a.repoDashboard))
+	mux.HandleFunc("GET /repos/{owner}/{repo}/history", a.guard(a.historyDashboard))
+	mux.HandleFunc("GET /repos/{owner}/{repo}/charts", a.guard(a.chartsDashboard))
+	mux.HandleFunc("GET /prs/{owner}/{repo}/{number}", a.guard(a.prDashboard))
+	mux.HandleFunc("GET /fragments/queues", a.guard(a.queuesFragment))
+	mux.HandleFunc("GET /login", a.loginPage)
+	mux.HandleFunc("POST /login", a.login)
+	mux.HandleFunc("POST /logout", a.logout)
+	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(staticFS)))
+}
+
+// dashboard shows every queue the viewer may read, by repository: each
+// queue's chain of test runs, its active entries in queue order and its
+// latest decisions with their reasons, so a PR that left the queue can be
+// explained. It updates itself (live.js and /fragments/queues).
+func (a *App) dashboard(w http.ResponseWriter, r *http.Request) {
+	repos, err := a.visibleQueues(r.Context(), viewerFrom(r.Context()), nil)
+	if err != nil {
+		a.log.Error().Err(err).Msg("dashboard: failed to read the queues")
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	a.render(w, r, http.StatusOK, homeTmpl, "layout", pageData{Title: "Merge queues",
+		Viewer: viewerFrom(r.Context()), Live: "/fragments/queues", Body: map[string]any{"Repos": repos}})
+}
+
+// repoDashboard is the dashboard of one repository's queues; 404 when the
+// repository has none the viewer may read.
+func (a *App) repoDashboard(w http.ResponseWriter, r *http.Request) {
+	repo, ok := a.pathRepo(r)
+	if !ok || !viewerFrom(r.Context()).Allows(repo) {
+		http.Error(w, "not found", http.StatusNotFound)
+		return
+	}
+	repos, err := a.visibleQueues(r.Context(), viewerFrom(r.Context()), &repo)
+	if err != nil {
+		a.log.Error().Err(err).Msg("dashboard: failed to read the queues")
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	if len(repos) == 0 {
+		http.Error(w, "no queue for "+repo.FullName(), http.StatusNotFound)
+		return
+	}
+	a.render(w, r, http.StatusOK, homeTmpl, "layout", pageData{Title: repo.FullName(), Viewer: viewerFrom(r.Context()),
+		Live: "/fragments/queues?repo=" + url.QueryEscape(repo.FullName()), Body: map[string]any{"Repos": repos}})
+}
+
+// pathRepo reads {owner}/{repo} of the path on the configured host.
+func (a *App) pathRepo(r *http.Request) (queue.Repo, bool) {
+	host := "github.com"
+	if a.cfg != nil && a.cfg.GitHub.Host != "" {
+		host = a.cfg.GitHub.Host
+	}
+	repo := queue.Repo{Host: host, Owner: r.PathValue("owner"), Name: r.PathValue("repo")}
+	return repo, repo.Validate() == nil
+}
+
+// visibleQueue finds the queue of repo named by the branch parameter, if the
+// viewer may read it.
+func (a *App) visibleQueue(r *http.Request) (*queue.Queue, error) {
+	repo, ok := a.pathRepo(r)
+	if !ok || !viewerFrom(r.Context()).Allows(repo) {
+		return nil, queue.ErrNotFound
+	}
+	return a.store.GetQueue(r.Context(), queue.QueueKey{Repo: repo, Branch: r.URL.Query().Get("branch")})
+}

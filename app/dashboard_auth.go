@@ -1,0 +1,157 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/mergequeue/mq/handlers/api/apitoken"
+	"github.com/mergequeue/mq/queue"
+)
+
+// dashboardCookie holds the API token a browser signed in with.
+const dashboardCookie = "mq_dashboard"
+
+// dashboardCookieAge is how long a browser stays signed in (the token's
+// own expiry and revocation apply at every request regardless).
+const dashboardCookieAge = 30 * 24 * time.Hour
+
+// viewer is who reads the dashboard: a live API token, or anyone when the
+// dashboard is public.
+type viewer struct {
+	// Token is nil when the dashboard is public.
+	Token *apitoken.Token
+	// Name is shown in the header ("" when public).
+	Name string
+	// CanLogout is set when the viewer signed in through the cookie.
+	CanLogout bool
+}
+
+// Allows reports whether the viewer may see repo: every repository when
+// public, else the token's scope (apitoken.Token.Allows).
+func (v viewer) Allows(repo queue.Repo) bool { return v.Token == nil || v.Token.Allows(repo) }
+
+type viewerKey struct{}
+
+func viewerFrom(ctx context.Context) viewer {
+	v, _ := ctx.Value(viewerKey{}).(viewer)
+	return v
+}
+
+// dashboardAccess is the configured access mode; token when unset, so a
+// bare configuration never exposes private data.
+func (a *App) dashboardAccess() DashboardAccess {
+	if a.cfg == nil || a.cfg.Dashboard.Access == "" {
+		return DashboardToken
+	}
+	return a.cfg.Dashboard.Access
+}
+
+// guard lets a request through with its viewer in the context, or refuses
+// it: a page redirects to /login (coming back afterwards), a fragment
+// answers 401. The token comes from the sign-in cookie or, for scripts,
+// the x-api-token header of /v1.
+func (a *App) guard(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if a.dashboardAccess() == DashboardPublic {
+			next(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, viewer{})))
+			return
+		}
+		secret, fromCookie := r.Header.Get("x-api-token"), false
+		if secret == "" {
+			if c, err := r.Cookie(dashboardCookie); err == nil {
+				secret, fromCookie = c.Value, true
+			}
+		}
+		tok, err := apitoken.Verify(r.Context(), a.store, secret, a.clock())
+		if err != nil {
+			if !isRefusal(err) {
+				a.log.Error().Err(err).Msg("dashboard: failed to verify a token")
+				http.Error(w, "internal error", http.StatusInternalServerError)
+				return
+			}
+			if strings.HasPrefix(r.URL.Path, "/fragments/") || !fromCookie && secret != "" {
+				http.Error(w, "dashboard: "+err.Error(), http.StatusUnauthorized)
+				return
+			}
+			if fromCookie {
+				clearDashboardCookie(w, a.secureCookies(r))
+			}
+			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			return
+		}
+		v := viewer{Token: tok, Name: "token " + tok.Name, CanLogout: fromCookie}
+		next(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)))
+	}
+}
+
+func isRefusal(err error) bool {
+	return errors.Is(err, apitoken.ErrInvalid) || errors.Is(err, apitoken.ErrRevoked) || errors.Is(err, apitoken.ErrExpired)
+}
+
+// secureCookies is true when the browser reaches us over https (directly,
+// or as the configured public URL says).
+func (a *App) secureCookies(r *http.Request) bool {
+	return r.TLS != nil || a.cfg != nil && strings.HasPrefix(strings.ToLower(a.cfg.Server.PublicURL), "https://")
+}
+
+func clearDashboardCookie(w http.ResponseWriter, secure bool) {
+	http.SetCookie(w, &http.Cookie{Name: dashboardCookie, Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode})
+}
+
+type loginView struct {
+	Next  string
+	Error string
+}
+
+// safeNext keeps a post-login destination on this site: a local absolute
+// path, never "//host" or a URL.
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return "/"
+	}
+	return next
+}
+
+// loginPage asks for an API token (a public dashboard needs none).
+func (a *App) loginPage(w http.ResponseWriter, r *http.Request) {
+	next := safeNext(r.URL.Query().Get("next"))
+	if a.dashboardAccess() == DashboardPublic {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	a.render(w, r, http.StatusOK, loginTmpl, "layout", pageData{Title: "Sign in", Body: loginView{Next: next}})
+}
+
+// login checks the token entered and keeps it in an HttpOnly,
+// SameSite=Strict cookie (Secure over https), then goes back where the
+// reader was going. A refused token changes nothing and says why.
+func (a *App) login(w http.ResponseWriter, r *http.Request) {
+	next := safeNext(r.PostFormValue("next"))
+	secret := strings.TrimSpace(r.PostFormValue("token"))
+	_, err := apitoken.Verify(r.Context(), a.store, secret, a.clock())
+	switch {
+	case err == nil:
+	case isRefusal(err):
+		a.render(w, r, http.StatusUnauthorized, loginTmpl, "layout",
+			pageData{Title: "Sign in", Body: loginView{Next: next, Error: "Not signed in: " + err.Error() + "."}})
+		return
+	default:
+		a.log.Error().Err(err).Msg("dashboard: failed to verify a token")
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: dashboardCookie, Value: secret, Path: "/", MaxAge: int(dashboardCookieAge.Seconds()),
+		HttpOnly: true, Secure: a.secureCookies(r), SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// logout forgets the browser's token.
+func (a *App) logout(w http.ResponseWriter, r *http.Request) {
+	clearDashboardCookie(w, a.secureCookies(r))
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}

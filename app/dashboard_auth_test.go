@@ -1,0 +1,130 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mergequeue/mq/handlers/api/apitoken"
+)
+
+// By default the dashboard needs an API token: pages send the reader to
+// /login, fragments answer 401, a wrong token is refused with its reason
+// and sets nothing; the right one is kept in an HttpOnly, SameSite=Strict
+// cookie. A token scoped to a repository sees only that one. /healthz,
+// /metrics and the webhook route are not guarded.
+func TestDashboardRequiresTokenByDefault(t *testing.T) {
+	d := newDashEnv(t, "")
+	ctx := context.Background()
+	d.queue("acme", "widgets", "main")
+	d.queue("other", "secret", "main")
+	all, _, err := apitoken.Issue(ctx, d.store, "all", nil, nil, 0, d.now)
+	d.must(err)
+	scoped, _, err := apitoken.Issue(ctx, d.store, "widgets-only", []string{"acme/widgets"}, nil, 0, d.now)
+	d.must(err)
+	expiring, _, err := apitoken.Issue(ctx, d.store, "short", nil, nil, time.Hour, d.now)
+	d.must(err)
+
+	for _, path := range []string{"/", "/repos/acme/widgets", "/prs/acme/widgets/1", "/repos/acme/widgets/history?branch=main"} {
+		rec := d.do("GET", path, nil)
+		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/login?next="+url.QueryEscape(path) {
+			t.Errorf("GET %s without a token: %d → %q", path, rec.Code, rec.Header().Get("Location"))
+		}
+		if strings.Contains(rec.Body.String(), `class="queue"`) {
+			t.Errorf("GET %s without a token leaks: %s", path, rec.Body)
+		}
+	}
+	if rec := d.do("GET", "/fragments/queues", nil); rec.Code != http.StatusUnauthorized {
+		t.Errorf("fragment without a token: %d", rec.Code)
+	}
+	for _, path := range []string{"/healthz", "/metrics", "/static/style.css", "/login"} {
+		if rec := d.do("GET", path, nil); rec.Code != http.StatusOK {
+			t.Errorf("GET %s: %d", path, rec.Code)
+		}
+	}
+
+	bad := d.do("POST", "/login", url.Values{"token": {"mq_nope"}, "next": {"/repos/acme/widgets"}})
+	if bad.Code != http.StatusUnauthorized || !strings.Contains(bad.Body.String(), "invalid API token") || len(bad.Result().Cookies()) != 0 {
+		t.Errorf("wrong token: %d cookies %v\n%s", bad.Code, bad.Result().Cookies(), bad.Body)
+	}
+	ok := d.do("POST", "/login", url.Values{"token": {all}, "next": {"//evil.example/x"}})
+	cookies := ok.Result().Cookies()
+	if ok.Code != http.StatusSeeOther || ok.Header().Get("Location") != "/" || len(cookies) != 1 {
+		t.Fatalf("sign in: %d → %q, cookies %v", ok.Code, ok.Header().Get("Location"), cookies)
+	}
+	c := cookies[0]
+	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Secure || c.Path != "/" {
+		t.Errorf("cookie attributes: %+v", c)
+	}
+	page := d.page("/", "Cookie", c.Name+"="+c.Value)
+	wantIn(t, page, "acme/widgets", "other/secret", "token all", "Sign out")
+
+	onlyWidgets := d.page("/", "x-api-token", scoped)
+	if !strings.Contains(onlyWidgets, "acme/widgets") || strings.Contains(onlyWidgets, "other/secret") {
+		t.Errorf("a scoped token sees other repositories:\n%s", onlyWidgets)
+	}
+	for _, path := range []string{"/repos/other/secret", "/prs/other/secret/1", "/repos/other/secret/history?branch=main",
+		"/repos/other/secret/charts?branch=main"} {
+		if rec := d.do("GET", path, nil, "x-api-token", scoped); rec.Code != http.StatusNotFound {
+			t.Errorf("GET %s with a token of another repository: %d", path, rec.Code)
+		}
+	}
+	if frag := d.do("GET", "/fragments/queues", nil, "x-api-token", scoped); strings.Contains(frag.Body.String(), "other/secret") {
+		t.Errorf("fragment leaks another repository: %s", frag.Body)
+	}
+
+	// Expiry applies to a browser already signed in: it is sent back to
+	// /login and its cookie cleared.
+	d.page("/", "Cookie", dashboardCookie+"="+expiring)
+	d.now = d.now.Add(2 * time.Hour)
+	rec := d.do("GET", "/", nil, "Cookie", dashboardCookie+"="+expiring)
+	if rec.Code != http.StatusSeeOther || len(rec.Result().Cookies()) != 1 || rec.Result().Cookies()[0].MaxAge >= 0 {
+		t.Errorf("expired token: %d, cookies %v", rec.Code, rec.Result().Cookies())
+	}
+	out := d.do("POST", "/logout", url.Values{}, "Cookie", c.Name+"="+c.Value)
+	if out.Code != http.StatusSeeOther || len(out.Result().Cookies()) != 1 || out.Result().Cookies()[0].MaxAge >= 0 {
+		t.Errorf("sign out: %d, cookies %v", out.Code, out.Result().Cookies())
+	}
+}
+
+// Over https the cookie is Secure.
+func TestDashboardCookieSecureOverHTTPS(t *testing.T) {
+	d := newDashEnv(t, DashboardToken)
+	d.app.cfg.Server.PublicURL = "https://mq.example"
+	secret, _, err := apitoken.Issue(context.Background(), d.store, "t", nil, nil, 0, d.now)
+	d.must(err)
+	rec := d.do("POST", "/login", url.Values{"token": {secret}})
+	if cs := rec.Result().Cookies(); len(cs) != 1 || !cs[0].Secure {
+		t.Errorf("cookie over https: %v", cs)
+	}
+}
+
+// access: public shows every queue to anyone, and /login just goes back.
+func TestDashboardPublicWhenConfigured(t *testing.T) {
+	d := newDashEnv(t, DashboardPublic)
+	d.queue("acme", "widgets", "main")
+	page := d.page("/")
+	wantIn(t, page, "acme/widgets")
+	if strings.Contains(page, "Sign out") {
+		t.Errorf("public page offers to sign out:\n%s", page)
+	}
+	if rec := d.do("GET", "/login?next=/repos/acme/widgets", nil); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/repos/acme/widgets" {
+		t.Errorf("public /login: %d → %q", rec.Code, rec.Header().Get("Location"))
+	}
+}
+
+// The configuration accepts token and public, and names the key otherwise.
+func TestDashboardAccessConfig(t *testing.T) {
+	c := &Config{}
+	c.applyDefaults()
+	if c.Dashboard.Access != DashboardToken {
+		t.Errorf("default access %q", c.Dashboard.Access)
+	}
+	c.Dashboard.Access = "everyone"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), `dashboard.access: "everyone" is not one of token, public`) {
+		t.Errorf("bad access: %v", err)
+	}
+}

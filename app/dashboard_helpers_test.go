@@ -1,0 +1,104 @@
+package app
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/sqlite"
+)
+
+// dashT0 is a whole hour, the dashboard tests' "now" unless they move it.
+var dashT0 = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+
+// dashEnv is an App with only what the dashboard needs, on a real store,
+// a fixed clock and GitHub at https://gh.example.
+type dashEnv struct {
+	t     *testing.T
+	store *sqlite.Store
+	app   *App
+	mux   http.Handler
+	now   time.Time
+}
+
+func newDashEnv(t *testing.T, access DashboardAccess) *dashEnv {
+	t.Helper()
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mq.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	d := &dashEnv{t: t, store: store, now: dashT0}
+	clock := func() time.Time { return d.now }
+	d.app = &App{store: store, log: zerolog.New(io.Discard), now: clock, metrics: newMetrics(),
+		svc: service.NewService(store, nil, service.Options{Now: clock}),
+		cfg: &Config{GitHub: GitHubConfig{Host: "github.com", WebURL: "https://gh.example/"},
+			Server: ServerConfig{PublicURL: "http://localhost:8080"}, Dashboard: DashboardConfig{Access: access}}}
+	d.mux = d.app.routes(http.NotFoundHandler(), http.NotFoundHandler())
+	return d
+}
+
+func (d *dashEnv) queue(owner, name, branch string) *queue.Queue {
+	d.t.Helper()
+	q := &queue.Queue{Key: queue.QueueKey{Repo: queue.Repo{Host: "github.com", Owner: owner, Name: name}, Branch: branch},
+		State: queue.QueueRunning, Settings: queue.DefaultSettings(), NextSeq: 1, CreatedAt: d.now, UpdatedAt: d.now}
+	if err := d.store.CreateQueue(context.Background(), q); err != nil {
+		d.t.Fatal(err)
+	}
+	return q
+}
+
+func (d *dashEnv) must(err error) {
+	d.t.Helper()
+	if err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+// do serves one request; header pairs are name, value.
+func (d *dashEnv) do(method, path string, body url.Values, header ...string) *httptest.ResponseRecorder {
+	d.t.Helper()
+	var r *http.Request
+	if body != nil {
+		r = httptest.NewRequest(method, path, strings.NewReader(body.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	} else {
+		r = httptest.NewRequest(method, path, nil)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		r.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	d.mux.ServeHTTP(rec, r)
+	return rec
+}
+
+// page GETs path and wants 200.
+func (d *dashEnv) page(path string, header ...string) string {
+	d.t.Helper()
+	rec := d.do("GET", path, nil, header...)
+	if rec.Code != http.StatusOK {
+		d.t.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
+	}
+	return rec.Body.String()
+}
+
+func wantIn(t *testing.T, page string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(page, w) {
+			t.Errorf("page lacks %q:\n%s", w, page)
+		}
+	}
+}

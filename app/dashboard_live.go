@@ -1,0 +1,69 @@
+package app
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strings"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// queuesFragment renders the queue views alone (all queues the viewer may
+// read, or those of ?repo=owner/name), for live.js to swap in without a
+// full reload. Its ETag is a hash of the rendering: a poll with a matching
+// If-None-Match gets 304, so an idle dashboard transfers nothing.
+func (a *App) queuesFragment(w http.ResponseWriter, r *http.Request) {
+	var only *queue.Repo
+	if full := r.URL.Query().Get("repo"); full != "" {
+		owner, name, _ := strings.Cut(full, "/")
+		repo := queue.Repo{Host: "github.com", Owner: owner, Name: name}
+		if a.cfg != nil && a.cfg.GitHub.Host != "" {
+			repo.Host = a.cfg.GitHub.Host
+		}
+		if repo.Validate() != nil {
+			http.Error(w, "repo: "+full+" is not owner/name", http.StatusBadRequest)
+			return
+		}
+		only = &repo
+	}
+	repos, err := a.visibleQueues(r.Context(), viewerFrom(r.Context()), only)
+	if err != nil {
+		a.log.Error().Err(err).Msg("dashboard: failed to read the queues")
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	rec := &bufferedWriter{header: http.Header{}}
+	a.render(rec, r, http.StatusOK, homeTmpl, "queues", map[string]any{"Repos": repos})
+	if rec.status != http.StatusOK {
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	sum := sha256.Sum256(rec.body.Bytes())
+	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
+	w.Header().Set("ETag", etag)
+	w.Header().Set("Cache-Control", "no-cache")
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(rec.body.Bytes())
+}
+
+// bufferedWriter keeps a response in memory.
+type bufferedWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedWriter) Header() http.Header { return b.header }
+func (b *bufferedWriter) WriteHeader(s int)   { b.status = s }
+func (b *bufferedWriter) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}

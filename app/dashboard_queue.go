@@ -1,0 +1,251 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/engine"
+	"github.com/mergequeue/mq/queue/service"
+)
+
+// repoView is one repository and its queues.
+type repoView struct {
+	Repo   queue.Repo
+	Page   string // the repository's dashboard page
+	URL    string // on GitHub
+	Queues []*queueView
+}
+
+// queueView is one queue as the dashboard shows it: its open test runs in
+// queue order (the chain of units), its active entries and its latest
+// decisions.
+type queueView struct {
+	Queue       *queue.Queue
+	BranchURL   string
+	HistoryPage string
+	ChartsPage  string
+	Units       []unitView
+	Entries     []entryView
+	// Events are the latest state changes, newest first.
+	Events []eventView
+}
+
+// unitView is one open test run: a single PR or a batch.
+type unitView struct {
+	Run       *queue.TestRun
+	Batch     bool
+	Members   []prLink
+	Ahead     []prLink // active entries whose changes the run's base includes
+	BranchURL string
+	CommitURL string
+	TestPR    int
+	TestPRURL string
+	Checks    []checkView
+	Since     time.Time
+	EndsAt    time.Time
+}
+
+// prLink is a PR on GitHub and on the dashboard.
+type prLink struct {
+	Number int
+	Title  string
+	URL    string
+	Page   string
+}
+
+// checkView is one required check of a run: its state on the run's commit
+// (pending until reported) and its details URL.
+type checkView struct {
+	Name  string
+	State queue.CheckState
+	URL   string
+}
+
+// entryView is an active entry with where it stands (1-based position,
+// expected merge), its links, and the 1-based index of its unit in the
+// chain (0 when not testing).
+type entryView struct {
+	E         *queue.Entry
+	Est       engine.Estimate
+	Page      string
+	URL       string
+	AuthorURL string
+	Unit      int
+}
+
+type eventView struct {
+	queue.Event
+	Page string
+}
+
+// dashboardEvents is how many recent state changes a queue shows.
+const dashboardEvents = 30
+
+// visibleQueues returns the queues the viewer may read, of repo only when
+// repo is set, grouped by repository in queue-ID order.
+func (a *App) visibleQueues(ctx context.Context, v viewer, repo *queue.Repo) ([]repoView, error) {
+	queues, err := a.store.ListQueues(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list queues: %w", err)
+	}
+	var out []repoView
+	index := map[queue.Repo]int{}
+	for _, q := range queues {
+		r := q.Key.Repo
+		if !v.Allows(r) || repo != nil && r.Fold() != repo.Fold() {
+			continue
+		}
+		qv, err := a.queueView(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		i, ok := index[r.Fold()]
+		if !ok {
+			i = len(out)
+			index[r.Fold()] = i
+			out = append(out, repoView{Repo: r, Page: repoPagePath(r), URL: a.links(r).repo(r)})
+		}
+		out[i].Queues = append(out[i].Queues, qv)
+	}
+	return out, nil
+}
+
+func repoPagePath(r queue.Repo) string { return "/repos/" + r.Owner + "/" + r.Name }
+
+func queuePagePath(q *queue.Queue, page string) string {
+	return repoPagePath(q.Key.Repo) + "/" + page + "?branch=" + url.QueryEscape(q.Key.Branch)
+}
+
+// queueView reads one queue: active entries in queue order (admitted ones,
+// then those not ready yet), open runs in the order of their first entry,
+// with their members, required checks and test PR, and the decisions of the
+// last day.
+func (a *App) queueView(ctx context.Context, q *queue.Queue) (*queueView, error) {
+	repo, gh, now := q.Key.Repo, a.links(q.Key.Repo), a.clock()
+	qv := &queueView{Queue: q, BranchURL: gh.tree(repo, q.Key.Branch),
+		HistoryPage: queuePagePath(q, "history"), ChartsPage: queuePagePath(q, "charts")}
+	entries, err := a.store.ListActiveEntries(ctx, q.ID)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list entries of %s: %w", q.Key, err)
+	}
+	ests, err := a.svc.Estimates(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("failed to estimate %s: %w", q.Key, err)
+	}
+	ordered := (&engine.Snapshot{Entries: entries}).Ordered()
+	for _, e := range entries {
+		if !e.Admitted() {
+			ordered = append(ordered, e)
+		}
+	}
+	byID := map[string]*queue.Entry{}
+	rank := map[string]int{}
+	for i, e := range ordered {
+		byID[e.ID], rank[e.ID] = e, i
+	}
+	runs, err := a.store.ListOpenRuns(ctx, q.ID)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list runs of %s: %w", q.Key, err)
+	}
+	runs = slices.DeleteFunc(runs, func(r *queue.TestRun) bool {
+		return len(r.EntryIDs) == 0 || byID[r.EntryIDs[0]] == nil
+	})
+	sort.SliceStable(runs, func(i, j int) bool { return rank[runs[i].EntryIDs[0]] < rank[runs[j].EntryIDs[0]] })
+	unitOf := map[string]int{}
+	for _, run := range runs {
+		u, err := a.unitView(ctx, q, run, byID, ests)
+		if err != nil {
+			return nil, err
+		}
+		qv.Units = append(qv.Units, u)
+		for _, id := range run.EntryIDs {
+			if byID[id] != nil && byID[id].RunID == run.ID {
+				unitOf[id] = len(qv.Units)
+			}
+		}
+	}
+	for _, e := range ordered {
+		ev := entryView{E: e, Est: ests[e.ID], Page: service.PRPagePath(repo, e.PRNumber),
+			URL: gh.pull(repo, e.PRNumber), Unit: unitOf[e.ID]}
+		if e.PR.Author != "" {
+			ev.AuthorURL = gh.user(e.PR.Author)
+		}
+		qv.Entries = append(qv.Entries, ev)
+	}
+	events, err := a.store.ListEvents(ctx, q.ID, now.Add(-24*time.Hour))
+	if err != nil {
+		return nil, fmt.Errorf("failed to list events of %s: %w", q.Key, err)
+	}
+	events = events[max(len(events)-dashboardEvents, 0):]
+	slices.Reverse(events)
+	for _, ev := range events {
+		qv.Events = append(qv.Events, eventView{Event: ev, Page: service.PRPagePath(repo, ev.PRNumber)})
+	}
+	return qv, nil
+}
+
+// unitView describes one open run.
+func (a *App) unitView(ctx context.Context, q *queue.Queue, run *queue.TestRun, byID map[string]*queue.Entry,
+	ests map[string]engine.Estimate) (unitView, error) {
+	repo, gh := q.Key.Repo, a.links(q.Key.Repo)
+	u := unitView{Run: run, Batch: len(run.EntryIDs) > 1, Since: run.CreatedAt}
+	if !run.StartedAt.IsZero() {
+		u.Since = run.StartedAt
+	}
+	for i, n := range run.PRNumbers {
+		m := prLink{Number: n, URL: gh.pull(repo, n), Page: service.PRPagePath(repo, n)}
+		if i < len(run.EntryIDs) {
+			if e := byID[run.EntryIDs[i]]; e != nil {
+				m.Title = e.PR.Title
+				if est := ests[e.ID]; est.RunEndsAt.After(u.EndsAt) {
+					u.EndsAt = est.RunEndsAt
+				}
+			}
+		}
+		if m.Title == "" {
+			m.Title = fmt.Sprintf("PR #%d", n)
+		}
+		u.Members = append(u.Members, m)
+	}
+	for _, id := range run.Ahead {
+		if e := byID[id]; e != nil {
+			u.Ahead = append(u.Ahead, prLink{Number: e.PRNumber, Title: e.PR.Title,
+				URL: gh.pull(repo, e.PRNumber), Page: service.PRPagePath(repo, e.PRNumber)})
+		}
+	}
+	if run.Branch != "" {
+		u.BranchURL = gh.tree(repo, run.Branch)
+	}
+	if run.SHA != "" {
+		u.CommitURL = gh.commit(repo, run.SHA)
+	}
+	switch rs, err := a.store.GetRunSurface(ctx, run.ID); {
+	case err == nil && rs.PRNumber > 0:
+		u.TestPR, u.TestPRURL = rs.PRNumber, gh.pull(repo, rs.PRNumber)
+	case err != nil && !errors.Is(err, queue.ErrNotFound):
+		return u, fmt.Errorf("failed to load the test PR of run %s: %w", run.ID, err)
+	}
+	var recorded []queue.CheckResult
+	if run.SHA != "" {
+		var err error
+		if recorded, err = a.store.ListChecks(ctx, repo, run.SHA); err != nil {
+			return u, fmt.Errorf("failed to list checks of run %s: %w", run.ID, err)
+		}
+	}
+	for _, name := range run.RequiredChecks {
+		c := checkView{Name: name, State: queue.CheckPending}
+		for _, r := range recorded {
+			if r.Name == name && (c.URL == "" || r.State != queue.CheckPending) {
+				c.State, c.URL = r.State, r.URL
+			}
+		}
+		u.Checks = append(u.Checks, c)
+	}
+	return u, nil
+}

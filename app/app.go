@@ -34,6 +34,8 @@ type Options struct {
 	// BodyDeadline is the minimum-rate read deadline of every request body
 	// (zero fields: bodydeadline's defaults, 10 s of grace then 64 KiB/s).
 	BodyDeadline bodydeadline.Policy
+	// Version is the build's version, shown by mq_build_info.
+	Version string
 }
 
 // App is the whole service: store, GitHub client, queue service, workers,
@@ -71,10 +73,11 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 		opts.Now = time.Now
 	}
 	ctx = log.WithContext(ctx)
+	m := newMetrics()
 	gh, err := githubx.New(githubx.Config{
 		V3APIURL: cfg.GitHub.V3APIURL, V4APIURL: cfg.GitHub.V4APIURL, WebURL: cfg.GitHub.WebURL,
 		AppID: cfg.GitHub.App.IntegrationID, PrivateKey: cfg.PrivateKeyPEM(), Host: cfg.GitHub.Host,
-	}, opts.GitHubOptions...)
+	}, append([]githubx.Option{githubx.WithObserver(m.github)}, opts.GitHubOptions...)...)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create the GitHub client: %w", err)
 	}
@@ -87,7 +90,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 		_ = store.Close()
 		return nil, err
 	}
-	a := &App{cfg: cfg, log: log, store: store, gh: gh, botLogin: cfg.BotLoginFor(slug), metrics: newMetrics(), now: opts.Now,
+	a := &App{cfg: cfg, log: log, store: store, gh: gh, botLogin: cfg.BotLoginFor(slug), metrics: m, now: opts.Now,
 		bodies: opts.BodyDeadline}
 	a.workers = NewWorkers(nil, cfg.Engine.ReconcileInterval, opts.Now)
 	title, err := service.ParseTestPRTitle(cfg.TestPRs.TitleTemplate)
@@ -101,13 +104,14 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 		OnTreeMismatch: a.metrics.treeMismatch,
 	})
 	a.workers.svc = a.svc
+	a.svc.Reconciler().SetObserver(m.reconciler)
 	if err := a.bootstrapQueues(ctx); err != nil {
 		_ = store.Close()
 		return nil, err
 	}
 	hcfg := handlers.Config{Host: cfg.GitHub.Host, BotLogin: a.botLogin, CommandPrefix: cfg.Commands.Prefix}
 	a.processor = inbox.NewProcessor(store, handlers.New(hcfg, a.svc, gh), log,
-		inbox.WithTransient(func(err error) bool { return errors.Is(err, queue.ErrTransient) }, 0))
+		inbox.WithTransient(func(err error) bool { return errors.Is(err, queue.ErrTransient) }, 0), inbox.WithObserver(m.inbox))
 	receiver, err := inbox.NewReceiver(cfg.GitHub.App.WebhookSecret, store, a.processor.Wake,
 		inbox.WithReceiverLogger(log))
 	if err != nil {
@@ -118,7 +122,9 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	for _, n := range cfg.Notifications {
 		targets = append(targets, notify.Target{URL: n.URL, Secret: n.Secret, Kind: notify.Kind(n.Kind)})
 	}
-	a.notifier = notify.New(notifyStore{store}, notify.Options{Targets: targets, DetailsURL: strings.TrimRight(cfg.Server.PublicURL, "/") + "/"})
+	a.notifier = notify.New(notifyStore{store}, notify.Options{Targets: targets, DetailsURL: strings.TrimRight(cfg.Server.PublicURL, "/") + "/",
+		Observer: m.outbox})
+	m.attach(a, store, opts.Version)
 	restAPI := api.New(a.svc, store, api.Options{Host: cfg.GitHub.Host, WebURL: cfg.GitHub.WebURL, Now: opts.Now, Logger: log})
 	a.handler = a.routes(receiver, restAPI)
 	log.Info().Str("app", slug).Str("bot", a.botLogin).Str("database", store.Path()).Msg("merge queue ready")

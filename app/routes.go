@@ -20,7 +20,7 @@ func (a *App) routes(webhooks, restAPI http.Handler) http.Handler {
 	})
 	mux.HandleFunc("GET /readyz", a.ready)
 	a.dashboardRoutes(mux)
-	return a.bodies.Handler(mux)
+	return a.observed(mux, a.bodies.Handler)
 }
 
 // ready answers 200 when the database answers.

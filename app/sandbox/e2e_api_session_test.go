@@ -345,7 +345,7 @@ func TestAPIClientSession(t *testing.T) {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
 	}
-	if got := metricValue(fams, "mq_pr_conclusions_1h_total", map[string]string{"conclusion": "merged"}); got != 3 {
+	if got := metricValue(fams, "mq_pr_conclusions_1h", map[string]string{"conclusion": "merged"}); got != 3 {
 		t.Errorf("merged conclusions = %v, want 3", got)
 	}
 

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/handlers/api/apitoken"
+	"github.com/mergequeue/mq/handlers/requestid"
 )
 
 // DefaultHost is the GitHub host served when Options.Host is empty.
@@ -91,7 +92,7 @@ func New(svc Service, tokens apitoken.Store, opts Options) http.Handler {
 // authentication; a panic in an operation is answered 500.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	op := operationName(r.URL.Path)
-	log := a.log.With().Str("operation", op).Logger()
+	log := requestid.Annotate(r.Context(), a.log.With()).Str("operation", op).Logger()
 	ctx := log.WithContext(r.Context())
 	r = r.WithContext(ctx)
 

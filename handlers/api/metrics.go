@@ -19,16 +19,19 @@ import (
 // Prometheus text exposition format 0.0.4 (seed §4.4).
 const MetricsContentType = "text/plain; version=0.0.4; charset=utf-8"
 
-// metricsWindow is the span of the *_1h_* counters and histograms.
+// metricsWindow is the span of the *_1h* gauges and histograms.
 const metricsWindow = time.Hour
 
 // durationBuckets are the histogram buckets in seconds (SPEC §7).
 var durationBuckets = []float64{60, 300, 600, 900, 1800, 3600, 5400, 7200}
 
 // queueCollectors are one scrape's metrics, registered in a fresh registry.
+// The last-hour figures are a sliding window: the conclusions and restarts
+// are gauges (they go down as the window moves on, so they are neither
+// counters nor named _total, and rate() must not be applied to them).
 type queueCollectors struct {
 	depth, awaiting, slots *prometheus.GaugeVec
-	conclusions, restarts  *prometheus.CounterVec
+	conclusions, restarts  *prometheus.GaugeVec
 	wait, test, inQueue    *prometheus.HistogramVec
 	registry               *prometheus.Registry
 }
@@ -46,10 +49,11 @@ func newQueueCollectors() (*queueCollectors, error) {
 			Help: "Pull requests submitted but not admitted yet (not_ready)."}, metricLabels),
 		slots: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mq_testing_slots_active",
 			Help: "Test runs building or in progress; queue_type bisection counts runs isolating a failed batch's culprit."}, metricLabels),
-		conclusions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mq_pr_conclusions_1h_total",
-			Help: "Pull requests that left the queue in the last hour, by conclusion."}, append(append([]string{}, metricLabels...), "conclusion")),
-		restarts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mq_pr_restarts_1h_total",
-			Help: "Test restarts of pull requests in the last hour."}, metricLabels),
+		conclusions: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mq_pr_conclusions_1h",
+			Help: "Pull requests that left the queue in the last hour, by conclusion (a sliding window: a gauge)."},
+			append(append([]string{}, metricLabels...), "conclusion")),
+		restarts: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mq_pr_restarts_1h",
+			Help: "Test restarts of pull requests in the last hour (a sliding window: a gauge)."}, metricLabels),
 		wait: hist("mq_pr_wait_duration_1h_seconds",
 			"For pull requests that left the queue in the last hour: seconds from submission to their first test run."),
 		test: hist("mq_pr_test_duration_1h_seconds",
@@ -77,9 +81,9 @@ func (c *queueCollectors) add(m *service.QueueMetrics) {
 	c.slots.With(bisection).Set(float64(m.SlotsBisection))
 	for _, st := range []queue.EntryState{queue.StateMerged, queue.StateFailed, queue.StateCancelled} {
 		c.conclusions.With(prometheus.Labels{"repo": repo, "branch": branch, "queue_type": "main", "conclusion": string(st)}).
-			Add(float64(m.Conclusions[st]))
+			Set(float64(m.Conclusions[st]))
 	}
-	c.restarts.With(main).Add(float64(m.Restarts))
+	c.restarts.With(main).Set(float64(m.Restarts))
 	for _, h := range []struct {
 		vec *prometheus.HistogramVec
 		ds  []time.Duration

@@ -102,15 +102,24 @@ func TestMetricsFormatAndValues(t *testing.T) {
 	}
 	for conclusion, want := range map[string]float64{"merged": 5, "failed": 1, "cancelled": 0} {
 		labels := map[string]string{"repo": "octo/widgets", "branch": "main", "conclusion": conclusion}
-		if m := sample(fams, "mq_pr_conclusions_1h_total", labels); m == nil || m.GetCounter().GetValue() != want {
+		if m := sample(fams, "mq_pr_conclusions_1h", labels); m == nil || m.GetGauge().GetValue() != want {
 			t.Errorf("conclusions %s = %v, want %v", conclusion, m, want)
 		}
 	}
-	if m := sample(fams, "mq_pr_restarts_1h_total", main); m == nil || m.GetCounter().GetValue() != 4 {
+	if m := sample(fams, "mq_pr_restarts_1h", main); m == nil || m.GetGauge().GetValue() != 4 {
 		t.Errorf("restarts = %v", m)
 	}
-	if fams["mq_pr_restarts_1h_total"].GetType() != dto.MetricType_COUNTER {
-		t.Errorf("restarts type = %v", fams["mq_pr_restarts_1h_total"].GetType())
+	// The last-hour figures go down as the window moves: gauges, and no
+	// family of the exposition is a counter or named *_total.
+	for _, name := range []string{"mq_pr_restarts_1h", "mq_pr_conclusions_1h"} {
+		if fams[name].GetType() != dto.MetricType_GAUGE {
+			t.Errorf("%s type = %v, want gauge", name, fams[name].GetType())
+		}
+	}
+	for name, fam := range fams {
+		if fam.GetType() == dto.MetricType_COUNTER || strings.HasSuffix(name, "_total") {
+			t.Errorf("%s (%v) claims to be a counter; the scrape is a sliding window", name, fam.GetType())
+		}
 	}
 	wantBuckets := []float64{60, 300, 600, 900, 1800, 3600, 5400, 7200, math.Inf(1)}
 	hists := []struct {

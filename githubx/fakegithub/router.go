@@ -129,6 +129,11 @@ func (s *Server) buildRoutes() []*route {
 		newRoute(post, "/organizations/{org}/settings/apps/new", authNone, s.handleNewAppFromManifest),
 		newRoute(post, "/app-manifests/{code}/conversions", authNone, s.handleManifestConversion),
 
+		// The App's OAuth web flow (user sign-in) and the signed-in user.
+		newRoute(get, "/login/oauth/authorize", authNone, s.handleOAuthAuthorize),
+		newRoute(post, "/login/oauth/access_token", authNone, s.handleOAuthAccessToken),
+		newRoute(get, "/user", authToken, s.handleGetAuthenticatedUser),
+
 		// Fake CI pages.
 		newRoute(get, "/ci/runs/{id}", authNone, s.handleCIPage),
 

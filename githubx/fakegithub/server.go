@@ -35,6 +35,7 @@ type Server struct {
 	tokens       map[string]time.Time
 	userTokens   map[string]string // personal access token → login
 	manifests    map[string]*pendingManifest
+	oauth        oauthState // the App's OAuth client (oauth.go)
 	calls        map[string]int
 	faults       []*activeFault
 	users        map[string]int64

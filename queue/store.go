@@ -89,6 +89,13 @@ type Store interface {
 	// ListMerges returns the queue's merge log, oldest first, limited to the
 	// last `limit` records (0 = all).
 	ListMerges(ctx context.Context, queueID int64, limit int) ([]MergeRecord, error)
+	// ListMergesFrom returns the queue's merge log from its oldest record
+	// whose Before is one of befores through its last record, oldest
+	// first: every merge since the first of those commits was the target
+	// head (nil when none of them is a recorded Before). It reads what a
+	// decision about runs built on those commits needs, however many
+	// merges landed since, and no more.
+	ListMergesFrom(ctx context.Context, queueID int64, befores []string) ([]MergeRecord, error)
 
 	// SurfaceStore keeps what the reconciler must bring GitHub to.
 	SurfaceStore

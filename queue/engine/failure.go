@@ -86,10 +86,10 @@ func (p *planner) culprit(ahead []*queue.Entry, u unit) Action {
 	_, _, units := p.layout()
 	for _, v := range units {
 		o := v.run
-		if o == nil || !slices.Contains(o.Ahead, first.ID) || !slices.Contains(ids(v.ahead), first.ID) {
+		if o == nil || !v.dependsOn(first.ID) || !slices.Contains(o.Ahead, first.ID) {
 			continue
 		}
-		if ok, _ := p.s.unitValid(o, v.ahead, v.entries); !ok {
+		if ok, _ := p.s.unitValid(o, v.aheadEntries(), v.entries); !ok {
 			continue
 		}
 		switch o.Status {
@@ -127,7 +127,7 @@ func (p *planner) culprit(ahead []*queue.Entry, u unit) Action {
 func (p *planner) successorsCanStart(e *queue.Entry) bool {
 	_, _, units := p.layout()
 	for _, u := range units {
-		if u.run == nil && u.entries[0].State == queue.StatePending && slices.Contains(ids(u.ahead), e.ID) {
+		if u.run == nil && u.entries[0].State == queue.StatePending && u.dependsOn(e.ID) {
 			return true
 		}
 	}

@@ -58,9 +58,24 @@ func benchParallel(n, k int) *Snapshot {
 		chain = append(chain, e)
 	}
 	for i, u := range b.s.parallelUnits(chain[:k]) {
-		b.run(chain[i], queue.RunInProgress, "H0", ids(u.ahead)...)
+		b.run(chain[i], queue.RunInProgress, "H0", ids(u.aheadEntries())...)
 	}
 	return b.s
+}
+
+// withMerges makes m PRs independent of every entry (an empty target
+// list, which not even ALL overlaps) land after the runs' base H0, as in a
+// parallel queue merging faster than its CI: every run must be followed
+// through all of them.
+func withMerges(s *Snapshot, m int) *Snapshot {
+	for i := 1; i <= m; i++ {
+		pr := 100000 + i
+		s.Merges = append(s.Merges, queue.MergeRecord{EntryID: fmt.Sprintf("m%d", i), PRNumber: pr,
+			Before: fmt.Sprintf("H%d", i-1), After: fmt.Sprintf("H%d", i)})
+		s.Targets[pr] = NewTargetSet(&queue.Targets{SHA: "x", List: []string{}})
+	}
+	s.TargetHead = fmt.Sprintf("H%d", m)
+	return s
 }
 
 // BenchmarkNext measures one engine decision on a settled queue (every
@@ -73,6 +88,13 @@ func BenchmarkNext(b *testing.B) {
 		{"single/100-entries-12-testing", benchSingle(100, 12)},
 		{"single/500-entries-50-testing", benchSingle(500, 50)},
 		{"parallel/400-entries-200-testing", benchParallel(400, 200)},
+		// Issue #11: the engine's scale limit.
+		{"single/1000-entries-100-testing", benchSingle(1000, 100)},
+		{"single/5000-entries-200-testing", benchSingle(5000, 200)},
+		{"parallel/1000-entries-200-testing", benchParallel(1000, 200)},
+		{"parallel/5000-entries-200-testing", benchParallel(5000, 200)},
+		{"parallel/1000-entries-200-testing-150-merges-since", withMerges(benchParallel(1000, 200), 150)},
+		{"parallel/5000-entries-200-testing-500-merges-since", withMerges(benchParallel(5000, 200), 500)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			if a, _ := Next(bc.snap, t0); a != nil {

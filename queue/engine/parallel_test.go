@@ -106,6 +106,54 @@ func TestParallel(t *testing.T) {
 			b.targets(e2, false, "b")
 			b.run(e2, queue.RunInProgress, "H0")
 		}, Transition{EntryID: "e1", To: queue.StateFailed, Reason: queue.ReasonTestsFailed, Detail: "boom", ClearRun: true}},
+		// e3 (ALL) was built on e2's run, which was built on e1's: its
+		// sequence is e1, e2, e3, although e1 and e2 are independent.
+		{"independent entries of a run's sequence may land out of order", func(b *builder) {
+			b.s.TargetHead = "H1"
+			b.s.Merges = []queue.MergeRecord{{EntryID: "e9", PRNumber: 9, Before: "H0", After: "H1"}}
+			b.targets(&queue.Entry{PRNumber: 9, PRSHA: "sha9"}, false, "b") // e2, merged first
+			e1 := b.entry(1, queue.StateTesting)
+			b.targets(e1, false, "a")
+			b.run(e1, queue.RunInProgress, "H0")
+			e3 := b.entry(3, queue.StateTesting)
+			b.targets(e3, true)
+			b.run(e3, queue.RunInProgress, "H0", "e1", "e9")
+		}, nil},
+		{"an entry of a run's sequence landing before one it overlaps restarts the run", func(b *builder) {
+			b.s.TargetHead = "H1"
+			b.s.Merges = []queue.MergeRecord{{EntryID: "e9", PRNumber: 9, Before: "H0", After: "H1"}}
+			b.targets(&queue.Entry{PRNumber: 9, PRSHA: "sha9"}, false, "a", "b")
+			e1 := b.entry(1, queue.StatePending) // its own run restarted already
+			b.targets(e1, false, "a")
+			e3 := b.entry(3, queue.StateTesting)
+			b.targets(e3, true)
+			b.run(e3, queue.RunInProgress, "H0", "e1", "e9")
+		}, Transition{EntryID: "e3", To: queue.StatePending, Reason: queue.ReasonRestartedBaseMoved,
+			Detail: "the target branch moved outside the queue; testing again", ClearRun: true}},
+		{"out-of-order landings of a sequence, then the rest in order, keep it valid", func(b *builder) {
+			b.s.TargetHead = "H3"
+			b.s.Merges = []queue.MergeRecord{
+				{EntryID: "e8", PRNumber: 8, Before: "H0", After: "H1"}, // independent of e1
+				{EntryID: "e1", PRNumber: 1, Before: "H1", After: "H2"},
+				{EntryID: "e7", PRNumber: 7, Before: "H2", After: "H3"},
+			}
+			b.targets(&queue.Entry{PRNumber: 8, PRSHA: "sha8"}, false, "b")
+			b.targets(&queue.Entry{PRNumber: 1, PRSHA: "sha1"}, false, "a")
+			b.targets(&queue.Entry{PRNumber: 7, PRSHA: "sha7"}, false, "c")
+			e3 := b.entry(3, queue.StateTestsPassed)
+			b.targets(e3, true)
+			b.run(e3, queue.RunSucceeded, "H0", "e1", "e8", "e7")
+		}, Merge{EntryID: "e3", RunID: "r-e3", Before: "H3"}},
+		{"in single mode a run's sequence lands in order", func(b *builder) {
+			b.s.Queue.Settings.Mode = queue.ModeSingle
+			b.s.TargetHead = "H1"
+			b.s.Merges = []queue.MergeRecord{{EntryID: "e9", PRNumber: 9, Before: "H0", After: "H1"}}
+			e1 := b.entry(1, queue.StateTesting)
+			b.run(e1, queue.RunInProgress, "H0")
+			e3 := b.entry(3, queue.StateTesting)
+			b.run(e3, queue.RunInProgress, "H0", "e1", "e9")
+		}, Transition{EntryID: "e1", To: queue.StatePending, Reason: queue.ReasonRestartedBaseMoved,
+			Detail: "the target branch moved outside the queue; testing again", ClearRun: true}},
 		{"an empty target list depends on nothing", func(b *builder) {
 			e1 := b.entry(1, queue.StateTesting)
 			b.targets(e1, true)

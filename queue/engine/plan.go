@@ -163,7 +163,7 @@ func (p *planner) switchMode() Action {
 func (p *planner) keepUnits() Action {
 	ordered, chain, units := p.layout()
 	for _, u := range units {
-		if a := p.keepUnit(u.ahead, u); a != nil {
+		if a := p.keepUnit(u); a != nil {
 			return a
 		}
 	}
@@ -180,7 +180,7 @@ func (p *planner) keepUnits() Action {
 	return nil
 }
 
-func (p *planner) keepUnit(ahead []*queue.Entry, u unit) Action {
+func (p *planner) keepUnit(u unit) Action {
 	first := u.entries[0]
 	r := u.run
 	if r == nil {
@@ -196,6 +196,7 @@ func (p *planner) keepUnit(ahead []*queue.Entry, u unit) Action {
 		return Transition{EntryID: first.ID, To: queue.StatePending, Reason: queue.ReasonRestartedDependencyRemoved,
 			Detail: "its test run was cancelled; testing again", ClearRun: true}
 	}
+	ahead := u.aheadEntries()
 	if ok, why := p.s.unitValid(r, ahead, u.entries); !ok {
 		detail := "the target branch moved outside the queue"
 		if why == queue.ReasonRestartedDependencyRemoved {
@@ -225,7 +226,7 @@ func (p *planner) merge() Action {
 	}
 	_, _, units := p.layout()
 	for _, u := range units {
-		if len(u.ahead) > 0 {
+		if u.hasAhead() {
 			continue
 		}
 		e, r := u.entries[0], u.run

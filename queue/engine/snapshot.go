@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math/bits"
 	"sort"
 	"time"
 
@@ -20,10 +19,12 @@ type Snapshot struct {
 	Runs []*queue.TestRun
 	// Checks are the recorded check results, by commit SHA.
 	Checks map[string][]queue.CheckResult
-	// Merges is the queue's recent merge log, oldest first.
+	// Merges is the queue's merge log since the oldest base of an open run,
+	// oldest first (the engine follows it from each run's base to the
+	// target head; older merges decide nothing).
 	Merges []queue.MergeRecord
 	// Targets are the impacted targets by PR number (parallel mode): of
-	// active entries, for their submitted head, and of recently merged PRs.
+	// active entries, for their submitted head, and of the PRs in Merges.
 	Targets map[int]*TargetSet
 	// Required are the checks a run must pass: the queue's requiredStatuses,
 	// else its branch's protection (nil while unknown: no run starts).
@@ -37,18 +38,22 @@ type Snapshot struct {
 // snapshotIndex speeds up the engine's lookups on large queues.
 type snapshotIndex struct {
 	runs     map[string]*queue.TestRun
+	entries  map[string]*queue.Entry
 	byBefore map[string]queue.MergeRecord
 	byEntry  map[string]queue.MergeRecord
 }
 
 func (s *Snapshot) index() *snapshotIndex {
 	if s.idx == nil {
-		x := &snapshotIndex{runs: make(map[string]*queue.TestRun, len(s.Runs)),
+		x := &snapshotIndex{runs: make(map[string]*queue.TestRun, len(s.Runs)), entries: make(map[string]*queue.Entry, len(s.Entries)),
 			byBefore: make(map[string]queue.MergeRecord, len(s.Merges)), byEntry: make(map[string]queue.MergeRecord, len(s.Merges))}
 		for _, r := range s.Runs {
 			if _, dup := x.runs[r.ID]; !dup {
 				x.runs[r.ID] = r
 			}
+		}
+		for _, e := range s.Entries {
+			x.entries[e.ID] = e
 		}
 		for _, m := range s.Merges {
 			x.byBefore[m.Before] = m
@@ -88,14 +93,8 @@ func (s *Snapshot) independent(pr int, entries []*queue.Entry) bool {
 	return true
 }
 
-func (s *Snapshot) Entry(id string) *queue.Entry {
-	for _, e := range s.Entries {
-		if e.ID == id {
-			return e
-		}
-	}
-	return nil
-}
+// Entry returns the active entry with that ID, or nil.
+func (s *Snapshot) Entry(id string) *queue.Entry { return s.index().entries[id] }
 
 func (s *Snapshot) Run(id string) *queue.TestRun {
 	if id == "" {
@@ -154,131 +153,6 @@ func (s *Snapshot) chainOf(ordered []*queue.Entry) []*queue.Entry {
 	return out
 }
 
-// unit is what one run tests: consecutive chain entries sharing a run (or
-// a single entry without one), with the entries its tests include ahead of
-// it: every entry before it in single mode, its transitive dependencies in
-// parallel mode.
-type unit struct {
-	entries []*queue.Entry
-	run     *queue.TestRun // nil if the entries have none (or it is closed)
-	ahead   []*queue.Entry
-}
-
-// units lays the chain out in units, in queue order.
-func (s *Snapshot) units(chain []*queue.Entry) []unit {
-	if s.Parallel() {
-		return s.parallelUnits(chain)
-	}
-	var out []unit
-	for i := 0; i < len(chain); {
-		e, j := chain[i], i+1
-		for e.RunID != "" && j < len(chain) && chain[j].RunID == e.RunID {
-			j++
-		}
-		out = append(out, unit{entries: chain[i:j], run: s.Run(e.RunID), ahead: chain[:i]})
-		i = j
-	}
-	return out
-}
-
-// parallelUnits lays the chain out in units: an entry alone, or the
-// consecutive entries sharing a run (a batch, whose targets are the union
-// of its members', SPEC §5.5). A unit's ahead are its transitive
-// dependencies: the entries before it whose impacted targets overlap its
-// own or those of another dependency, in queue order.
-//
-// It runs in O(n·(t + n/64)) for n units of t targets each: the closure
-// of the last earlier unit touching a target already holds every earlier
-// one touching it (they overlap), and likewise for the last ALL unit
-// (which overlaps every non-empty unit before it) and the last unit of
-// unknown targets (which overlaps everything).
-func (s *Snapshot) parallelUnits(chain []*queue.Entry) []unit {
-	var groups [][]*queue.Entry
-	for i := 0; i < len(chain); {
-		j := i + 1
-		for chain[i].RunID != "" && j < len(chain) && chain[j].RunID == chain[i].RunID {
-			j++
-		}
-		groups = append(groups, chain[i:j])
-		i = j
-	}
-	n := len(groups)
-	words := (n + 63) / 64
-	deps := make([][]uint64, n)
-	targets := make([]*TargetSet, n)
-	lastTouch := map[string]int{}
-	lastAll, lastUnknown := -1, -1
-	for i, g := range groups {
-		d := make([]uint64, words)
-		deps[i] = d
-		take := func(j int) {
-			if j < 0 {
-				return
-			}
-			d[j/64] |= 1 << (j % 64)
-			for w, set := range deps[j] {
-				d[w] |= set
-			}
-		}
-		te := s.unitTargets(g)
-		targets[i] = te
-		switch {
-		case te == nil:
-			for j := 0; j < i; j++ {
-				d[j/64] |= 1 << (j % 64)
-			}
-		case te.All:
-			take(lastUnknown) // its closure: everything before it
-			for j := 0; j < i; j++ {
-				if tj := targets[j]; tj == nil || tj.All || tj.Len() > 0 {
-					d[j/64] |= 1 << (j % 64)
-				}
-			}
-		default:
-			take(lastUnknown)
-			if te.Len() > 0 {
-				take(lastAll)
-				for name := range te.set {
-					if j, ok := lastTouch[name]; ok {
-						take(j)
-					}
-				}
-			}
-		}
-		switch {
-		case te == nil:
-			lastUnknown = i
-		case te.All:
-			lastAll = i
-		default:
-			for name := range te.set {
-				lastTouch[name] = i
-			}
-		}
-	}
-	out := make([]unit, n)
-	for i, g := range groups {
-		size := 0
-		for w, set := range deps[i] {
-			for set != 0 {
-				b := set & -set
-				size += len(groups[w*64+bits.TrailingZeros64(b)])
-				set ^= b
-			}
-		}
-		ahead := make([]*queue.Entry, 0, size)
-		for w, set := range deps[i] {
-			for set != 0 {
-				b := set & -set
-				ahead = append(ahead, groups[w*64+bits.TrailingZeros64(b)]...)
-				set ^= b
-			}
-		}
-		out[i] = unit{entries: g, run: s.Run(g[0].RunID), ahead: ahead}
-	}
-	return out
-}
-
 // unitTargets is the union of the entries' targets: unknown (nil) if one
 // is unknown, ALL if one is ALL.
 func (s *Snapshot) unitTargets(es []*queue.Entry) *TargetSet {
@@ -333,38 +207,95 @@ func (s *Snapshot) unitValid(r *queue.TestRun, ahead, entries []*queue.Entry) (b
 }
 
 // walkToHead follows the queue's merge log from base to the target head.
-// Merges of seq's entries must come in seq's order; any other merge must be
-// of a PR independent of the unit. It returns the entries of seq not merged
-// yet; ok is false when the log does not lead to the head that way (the
-// branch moved outside the queue, or something the unit depends on landed).
+// Merges of seq's entries must come in seq's order, except that in
+// parallel mode an entry of seq may land before earlier entries of seq
+// that are independent of it (their impacted targets do not overlap: the
+// queue merges independent units in any order, and merging them in either
+// order gives the same tree). Any other merge must be of a PR independent
+// of the unit. It returns the entries of seq not merged yet, in seq's
+// order; ok is false when the log does not lead to the head that way (the
+// branch moved outside the queue, or something the unit depends on
+// landed out of order).
 func (s *Snapshot) walkToHead(base string, seq []string, unit []*queue.Entry) ([]string, bool) {
 	byBefore := s.index().byBefore
-	var inSeq map[string]bool // built only if something else merged
+	var at map[string]int // position in seq, built only if something else merged
+	var merged []bool     // seq entries merged out of order
 	cur, k := base, 0
 	for steps := 0; cur != s.TargetHead; steps++ {
 		m, found := byBefore[cur]
 		if !found || steps > len(s.Merges) {
 			return nil, false
 		}
+		cur = m.After
 		if k < len(seq) && m.EntryID == seq[k] {
-			k++
-			cur = m.After
+			for k++; k < len(seq) && merged != nil && merged[k]; k++ {
+			}
 			continue
 		}
-		if inSeq == nil {
-			inSeq = make(map[string]bool, len(seq))
-			for _, id := range seq {
-				inSeq[id] = true
+		if at == nil {
+			at = make(map[string]int, len(seq))
+			for i, id := range seq {
+				at[id] = i
 			}
 		}
-		// seq's entries merge in order, so one of seq[k:] merging out of
-		// order is caught here, as is any merge the unit depends on.
-		if inSeq[m.EntryID] || !s.independent(m.PRNumber, unit) {
+		if j, ok := at[m.EntryID]; ok {
+			if j < k || (merged != nil && merged[j]) || !s.landsBefore(m.PRNumber, seq[k:j], merged, k) {
+				return nil, false
+			}
+			if merged == nil {
+				merged = make([]bool, len(seq))
+			}
+			merged[j] = true
+			continue
+		}
+		if !s.independent(m.PRNumber, unit) {
 			return nil, false
 		}
-		cur = m.After
 	}
-	return seq[k:], true
+	rest := make([]string, 0, len(seq)-k)
+	for i := k; i < len(seq); i++ {
+		if merged == nil || !merged[i] {
+			rest = append(rest, seq[i])
+		}
+	}
+	return rest, true
+}
+
+// landsBefore reports whether merged PR pr may have landed before the
+// entries of between (seq[k:j], those not merged yet at that point, which
+// may have merged since) without changing what a run of seq tested:
+// parallel mode, and pr is independent of each of them.
+func (s *Snapshot) landsBefore(pr int, between []string, merged []bool, k int) bool {
+	if !s.Parallel() {
+		return false
+	}
+	t := s.Targets[pr]
+	if t == nil {
+		return false
+	}
+	for i, id := range between {
+		if merged != nil && merged[k+i] {
+			continue
+		}
+		if t.Overlaps(s.seqTargets(id)) {
+			return false
+		}
+	}
+	return true
+}
+
+// seqTargets are the impacted targets of an entry of a run's sequence:
+// an active entry's for its submitted head, a merged one's as it merged;
+// nil (unknown) otherwise.
+func (s *Snapshot) seqTargets(id string) *TargetSet {
+	x := s.index()
+	if e := x.entries[id]; e != nil {
+		return s.targetsOf(e)
+	}
+	if m, ok := x.byEntry[id]; ok {
+		return s.Targets[m.PRNumber]
+	}
+	return nil
 }
 
 // walkMerges follows the merge log from base through the leading entries of

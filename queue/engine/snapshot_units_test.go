@@ -77,7 +77,7 @@ func TestParallelUnitsMatchesDefinition(t *testing.T) {
 		want := referenceParallelDeps(s, chain)
 		got := s.parallelUnits(chain)
 		for i := range chain {
-			if g := ids(got[i].ahead); fmt.Sprint(g) != fmt.Sprint(want[i]) && !(len(g) == 0 && len(want[i]) == 0) {
+			if g := ids(got[i].aheadEntries()); fmt.Sprint(g) != fmt.Sprint(want[i]) && !(len(g) == 0 && len(want[i]) == 0) {
 				t.Fatalf("seed %d: entry %d depends on %v, want %v", seed, i, g, want[i])
 			}
 		}

@@ -56,7 +56,7 @@ func (p *planner) start() Action {
 		if batch == nil {
 			return nil // a batch is filling up: nothing behind it starts first
 		}
-		ahead := u.ahead
+		ahead := u.aheadEntries()
 		if s.Parallel() {
 			// A batch's dependencies are its members' (SPEC §5.5).
 			ahead = batchAhead(units[i : i+len(batch)])
@@ -78,7 +78,7 @@ func batchAhead(us []unit) []*queue.Entry {
 	seen := map[string]bool{}
 	var all []*queue.Entry
 	for _, u := range us {
-		for _, e := range u.ahead {
+		for _, e := range u.aheadEntries() {
 			if !own[e.ID] && !seen[e.ID] {
 				seen[e.ID] = true
 				all = append(all, e)
@@ -127,9 +127,8 @@ func (p *planner) heldBehindFailures(units []unit) func(unit) *queue.Entry {
 	}
 	depth := p.q.Settings.PendingFailureDepth
 	return func(u unit) *queue.Entry {
-		aheadIDs := ids(u.ahead)
 		for _, f := range failed {
-			if slices.Contains(aheadIDs, f.ID) && have[f.ID] >= depth {
+			if have[f.ID] >= depth && u.dependsOn(f.ID) {
 				return f
 			}
 		}

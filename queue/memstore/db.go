@@ -50,6 +50,8 @@ type db struct {
 	targets map[prKey]queue.Targets
 	events  map[int64][]queue.Event
 	merges  map[int64][]queue.MergeRecord
+	// mergeAt indexes each queue's merge log: a Before → its first record.
+	mergeAt map[int64]map[string]int
 
 	surfaces    map[string]queue.Surface    // by entry ID
 	runSurfaces map[string]queue.RunSurface // by run ID
@@ -74,6 +76,7 @@ func newDB() *db {
 		targets:       map[prKey]queue.Targets{},
 		events:        map[int64][]queue.Event{},
 		merges:        map[int64][]queue.MergeRecord{},
+		mergeAt:       map[int64]map[string]int{},
 		surfaces:      map[string]queue.Surface{},
 		runSurfaces:   map[string]queue.RunSurface{},
 		notices:       map[int64]queue.Notice{},

@@ -150,8 +150,38 @@ func (o *ops) AddMerge(ctx context.Context, m queue.MergeRecord) error {
 	}
 	n := len(d.merges[m.QueueID])
 	d.merges[m.QueueID] = append(d.merges[m.QueueID], m)
-	o.tx.add(func() { d.merges[m.QueueID] = d.merges[m.QueueID][:n] })
+	_, known := d.mergeAt[m.QueueID][m.Before]
+	if !known {
+		put(d.mergeAt, m.QueueID, m.Before, n)
+	}
+	o.tx.add(func() {
+		d.merges[m.QueueID] = d.merges[m.QueueID][:n]
+		if !known {
+			drop(d.mergeAt, m.QueueID, m.Before)
+		}
+	})
 	return nil
+}
+
+// ListMergesFrom returns the queue's merge log from its oldest record
+// whose Before is one of befores through its last, oldest first (nil when
+// none is a recorded Before).
+func (o *ops) ListMergesFrom(ctx context.Context, queueID int64, befores []string) ([]queue.MergeRecord, error) {
+	unlock, err := o.begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list merges of queue %d: %w", queueID, err)
+	}
+	defer unlock()
+	from := -1
+	for _, b := range befores {
+		if i, ok := o.d.mergeAt[queueID][b]; ok && (from < 0 || i < from) {
+			from = i
+		}
+	}
+	if from < 0 {
+		return nil, nil
+	}
+	return slices.Clone(o.d.merges[queueID][from:]), nil
 }
 
 // ListMerges returns the queue's merge log in the order it was appended,

@@ -153,9 +153,10 @@ func (o *ops) DeleteQueue(ctx context.Context, id int64) error {
 			delete(d.refs, k)
 		}
 	}
-	events, merges := d.events[id], d.merges[id]
+	events, merges, mergeAt := d.events[id], d.merges[id], d.mergeAt[id]
 	delete(d.events, id)
 	delete(d.merges, id)
+	delete(d.mergeAt, id)
 	delete(d.queues, id)
 	delete(d.queueIDs, q.Key.Fold())
 	o.tx.add(func() {
@@ -176,6 +177,9 @@ func (o *ops) DeleteQueue(ctx context.Context, id int64) error {
 		}
 		if merges != nil {
 			d.merges[id] = merges
+		}
+		if mergeAt != nil {
+			d.mergeAt[id] = mergeAt
 		}
 	})
 	return nil

@@ -223,7 +223,7 @@ func (s *Service) snapshot(ctx context.Context, queueID int64, head string, requ
 			}
 		}
 	}
-	merges, err := s.store.ListMerges(ctx, queueID, 500)
+	merges, err := s.store.ListMergesFrom(ctx, queueID, runBases(runs, head))
 	if err != nil {
 		return nil, fmt.Errorf("failed to list merges: %w", err)
 	}
@@ -236,8 +236,26 @@ func (s *Service) snapshot(ctx context.Context, queueID int64, head string, requ
 	return snap, nil
 }
 
+// runBases are the bases of the open runs other than the target head: the
+// engine follows the merge log from each of them to the head (whether a
+// run is still valid, what a new run builds on), so the snapshot holds
+// every merge since the oldest, however many landed meanwhile.
+func runBases(runs []*queue.TestRun, head string) []string {
+	seen := map[string]bool{head: true, "": true}
+	var out []string
+	for _, r := range runs {
+		if !seen[r.BaseSHA] {
+			seen[r.BaseSHA] = true
+			out = append(out, r.BaseSHA)
+		}
+	}
+	return out
+}
+
 // loadTargets reads (through the target cache) the impacted targets of the
-// active entries and of the PRs in the merge log (parallel mode).
+// active entries and of the PRs in the merge log (parallel mode): the
+// merges since the oldest base of a run, each of which the engine may have
+// to tell independent of a unit.
 func (s *Service) loadTargets(ctx context.Context, q *queue.Queue, entries []*queue.Entry, merges []queue.MergeRecord) (map[int]*engine.TargetSet, error) {
 	out := map[int]*engine.TargetSet{}
 	load := func(pr int) error {
@@ -264,9 +282,7 @@ func (s *Service) loadTargets(ctx context.Context, q *queue.Queue, entries []*qu
 			return nil, err
 		}
 	}
-	// Runs reach back only a few merges; a PR beyond this window counts as
-	// a dependency (unknown targets), which can only cost a retest.
-	for _, m := range merges[max(0, len(merges)-50):] {
+	for _, m := range merges {
 		if err := load(m.PRNumber); err != nil {
 			return nil, err
 		}

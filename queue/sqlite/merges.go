@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mergequeue/mq/queue"
 )
@@ -26,6 +27,11 @@ var (
 	// mergeTail selects the last ? records of a queue, then orders them
 	// oldest (first appended) first.
 	mergeTail = "SELECT " + selectList(mergeCols, "") + " FROM (SELECT * FROM merges WHERE queue_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id"
+	// mergeFrom selects a queue's records from the first whose before_sha
+	// is in a list (%s: its placeholders) on, oldest first; the inner
+	// lookup uses merges_before (migration 0011).
+	mergeFrom = "SELECT " + selectList(mergeCols, "") + " FROM merges WHERE queue_id = ? AND id >= " +
+		"(SELECT MIN(id) FROM merges WHERE queue_id = ? AND before_sha IN (%s)) ORDER BY id"
 )
 
 // AddMerge appends m to its queue's merge log.
@@ -40,6 +46,34 @@ func (o *ops) AddMerge(ctx context.Context, m queue.MergeRecord) error {
 // limited to the last limit records (0 or less = all).
 func (o *ops) ListMerges(ctx context.Context, queueID int64, limit int) ([]queue.MergeRecord, error) {
 	rows, err := o.rd.QueryContext(ctx, mergeTail, queueID, sqlLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("failed to list merges of queue %d: %w", queueID, err)
+	}
+	out, err := collect(rows, func(sc interface{ Scan(...any) error }) (queue.MergeRecord, error) {
+		var m queue.MergeRecord
+		err := sc.Scan(columnDests(mergeColumns(&m))...)
+		return m, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("failed to list merges of queue %d: %w", queueID, err)
+	}
+	return out, nil
+}
+
+// ListMergesFrom returns the queue's merge log from its oldest record
+// whose Before is one of befores through its last, oldest first (nil when
+// none is a recorded Before).
+func (o *ops) ListMergesFrom(ctx context.Context, queueID int64, befores []string) ([]queue.MergeRecord, error) {
+	if len(befores) == 0 {
+		return nil, nil
+	}
+	args := make([]any, 0, len(befores)+2)
+	args = append(args, queueID, queueID)
+	for _, b := range befores {
+		args = append(args, b)
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(befores)), ", ")
+	rows, err := o.rd.QueryContext(ctx, fmt.Sprintf(mergeFrom, marks), args...)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list merges of queue %d: %w", queueID, err)
 	}

@@ -152,4 +152,50 @@ var logTests = []testCase{
 			t.Errorf("ListMerges(unknown queue) = %v, %v", got, err)
 		}
 	}},
+	{"merge/from the oldest of some bases", func(t *testing.T, s queue.Store) {
+		q := mustQueue(t, s, "main")
+		other := mustQueue(t, s, "dev")
+		// A chain h0 → h1 → … → h5; the other queue's log has h2 too.
+		var all []queue.MergeRecord
+		for i := 1; i <= 5; i++ {
+			m := queue.MergeRecord{QueueID: q.ID, EntryID: fmt.Sprintf("e%d", i), PRNumber: i, RunID: "r",
+				Before: fmt.Sprintf("h%d", i-1), After: fmt.Sprintf("h%d", i), At: at(time.Duration(i) * time.Second)}
+			must(t, s.AddMerge(ctx, m))
+			all = append(all, m)
+		}
+		must(t, s.AddMerge(ctx, queue.MergeRecord{QueueID: other.ID, PRNumber: 100, Before: "h0", After: "x"}))
+		for _, tc := range []struct {
+			name    string
+			befores []string
+			want    []queue.MergeRecord
+		}{
+			{"none asked", nil, nil},
+			{"one base", []string{"h3"}, all[3:]},
+			{"the oldest of several wins", []string{"h4", "h1", "nowhere", "h2"}, all[1:]},
+			{"the first base", []string{"h0"}, all},
+			{"the head is no recorded before", []string{"h5"}, nil},
+			{"unknown", []string{"nowhere"}, nil},
+		} {
+			got, err := s.ListMergesFrom(ctx, q.ID, tc.befores)
+			must(t, err)
+			if len(got) == 0 && len(tc.want) == 0 {
+				continue
+			}
+			assertEqual(t, got, tc.want)
+		}
+		if got, err := s.ListMergesFrom(ctx, 9999, []string{"h0"}); err != nil || len(got) != 0 {
+			t.Errorf("ListMergesFrom(unknown queue) = %v, %v", got, err)
+		}
+		// A base taken back (a rolled-back transaction) is unknown again.
+		err := s.WithTx(ctx, func(tx queue.Store) error {
+			must(t, tx.AddMerge(ctx, queue.MergeRecord{QueueID: q.ID, PRNumber: 6, Before: "h5", After: "h6"}))
+			return errors.New("rolled back")
+		})
+		if err == nil {
+			t.Fatal("WithTx did not return fn's error")
+		}
+		if got, err := s.ListMergesFrom(ctx, q.ID, []string{"h5"}); err != nil || len(got) != 0 {
+			t.Errorf("ListMergesFrom after a rolled-back merge = %v, %v", got, err)
+		}
+	}},
 }

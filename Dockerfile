@@ -26,5 +26,9 @@ VOLUME /data
 EXPOSE 8080
 # Numeric, so Kubernetes runAsNonRoot can verify it.
 USER 65532:65532
+# Health: `bot healthcheck` GETs /healthz on the configured listen address
+# (no shell needed); it exits 1 when nothing answers 200 within 5 s.
+HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 \
+    CMD ["/bot", "healthcheck", "--config", "/etc/mq/config.yml", "--timeout", "5s"]
 ENTRYPOINT ["/bot"]
 CMD ["serve", "--config", "/etc/mq/config.yml"]

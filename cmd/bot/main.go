@@ -1,7 +1,8 @@
 // Command bot is the merge queue: `serve` runs it against GitHub, `setup`
 // registers its GitHub App and writes a config, `sandbox` runs it against
-// a local fake GitHub with simulated CI, `token` manages REST API tokens
-// and `version` prints the version.
+// a local fake GitHub with simulated CI, `token` manages REST API tokens,
+// `healthcheck` asks a running server whether it is up and `version`
+// prints the version.
 package main
 
 import (
@@ -26,6 +27,7 @@ commands:
   setup    --public-url URL          register the GitHub App from app.yml and write a config
   sandbox  [--addr 127.0.0.1:8080]   run the whole product locally on a fake GitHub
   token    create|list|revoke ...    manage REST API tokens
+  healthcheck [--config FILE]        exit 0 when the running server answers /healthz
   version                            print the version
 
 "bot <command> --help" describes a command's flags.
@@ -55,8 +57,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runSandbox(ctx, args[1:], stdout, stderr)
 	case "token":
 		err = token(ctx, args[1:], stdout, stderr)
+	case "healthcheck":
+		err = healthcheck(ctx, args[1:], stdout, stderr)
 	case "version":
-		fmt.Fprintln(stdout, "bot", version)
+		fmt.Fprintln(stdout, "bot", buildVersion())
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:

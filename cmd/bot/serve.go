@@ -32,7 +32,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("refusing to start: %w", err)
 	}
-	a, err := app.New(ctx, cfg, app.Options{})
+	log := cfg.Logger()
+	if stderr != os.Stderr {
+		log = log.Output(stderr) // a caller capturing the output gets the logs too (JSON)
+	}
+	v := buildVersion()
+	log.Info().Str("version", v).Str("address", cfg.Server.Address).Msg("starting the merge queue")
+	a, err := app.New(ctx, cfg, app.Options{Logger: &log, Version: v})
 	if err != nil {
 		return err
 	}
@@ -41,6 +47,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_ = a.Close()
 		return fmt.Errorf("failed to listen on %s: %w", cfg.Server.Address, err)
 	}
+	log.Info().Str("address", ln.Addr().String()).Str("version", v).Msg("listening")
 	if err := a.Start(ctx); err != nil {
 		return err
 	}

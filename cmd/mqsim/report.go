@@ -31,6 +31,9 @@ func execute(o options, stdout, stderr io.Writer) error {
 	} else {
 		close(done)
 	}
+	if !o.validate && o.seeds > 1 {
+		return executeSeeds(o, stdout, stderr, done, &checks, &checkErr)
+	}
 	var reps []sim.Report
 	if !o.validate {
 		presets, err := choosePresets(o)
@@ -79,8 +82,11 @@ func choosePresets(o options) ([]sim.Preset, error) {
 		presets = append(presets, p)
 	}
 	for i := range presets {
-		if o.prs > 0 {
+		switch {
+		case o.prs > 0:
 			presets[i].Workload.PRs = o.prs
+		case o.seeds > 1:
+			presets[i].Workload.PRs = sim.MultiSeedPRs
 		}
 	}
 	return presets, nil
@@ -115,6 +121,9 @@ func writeSection(w io.Writer, rep sim.Report, command string) {
 // presetCommand is the command line reproducing one preset's table.
 func presetCommand(p sim.Preset, o options) string {
 	args := []string{"go run ./cmd/mqsim", "-preset " + p.Name, fmt.Sprintf("-seed %d", o.seed)}
+	if o.seeds > 1 {
+		args = append(args, fmt.Sprintf("-seeds %d", o.seeds))
+	}
 	if o.prs > 0 {
 		args = append(args, fmt.Sprintf("-prs %d", o.prs))
 	}

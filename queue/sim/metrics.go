@@ -89,6 +89,10 @@ type Result struct {
 	// Throughput is merges per hour between the first arrival and the
 	// last merge.
 	Throughput float64
+	// Capacity is merges per hour in the steady state of a saturated run
+	// (Workload.Backlog; 0 otherwise): between the decisions of the
+	// SaturatedFrom and SaturatedTo shares of the backlog.
+	Capacity float64
 	// CIRuns and CIMinutes are totals; per merged PR below.
 	CIRuns          int
 	CIMinutes       float64
@@ -197,6 +201,9 @@ func Summarize(policy string, w Workload, rec *Recorder, end time.Duration) Resu
 		}
 	}
 	res.MaxDepth = maxDepth(arrivedRecs)
+	if w.Backlog {
+		res.Capacity = steadyCapacity(rec.Records)
+	}
 	return res
 }
 

@@ -194,6 +194,9 @@ func Run(w Workload, p PolicySpec, seed uint64, opts RunOptions) (Result, error)
 	if maxQueue <= 0 {
 		maxQueue = w.QueueCap()
 	}
+	if w.Backlog {
+		maxQueue = len(prs) + 1 // a backlog is never stopped
+	}
 	if p.Kind == KindOurs {
 		res, err = runOurs(w, p, prs, seed, limit, maxQueue)
 	} else {

@@ -44,6 +44,10 @@ type Workload struct {
 	// Warmup is the share of the first arrivals left out of the latency
 	// percentiles (the queue starts empty).
 	Warmup float64
+	// Backlog makes every PR arrive at time 0: a saturated queue, whose
+	// steady-state capacity Summarize measures (Result.Capacity). See
+	// Saturated.
+	Backlog bool
 }
 
 // Burst is a group of arrivals close together (a release cut, an agent swarm).
@@ -105,6 +109,9 @@ func (w Workload) MeanCI() time.Duration {
 func (w Workload) Generate(seed uint64) []PR {
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	arrivals := w.arrivals(rng)
+	if w.Backlog {
+		clear(arrivals)
+	}
 	prs := make([]PR, len(arrivals))
 	weights := zipfCumulative(w.Targets, w.ZipfS)
 	for i, at := range arrivals {

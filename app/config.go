@@ -51,6 +51,8 @@ const (
 	EnvServerAddress  = "MQ_SERVER_ADDRESS"
 	EnvPublicURL      = "MQ_PUBLIC_URL"
 	EnvLogLevel       = "MQ_LOG_LEVEL"
+	// EnvDashboardClientSecret is dashboard.github.client_secret.
+	EnvDashboardClientSecret = "MQ_DASHBOARD_GITHUB_CLIENT_SECRET" //nolint:gosec // a variable name
 )
 
 // Config is the whole process configuration (SPEC §9), decoded strictly from
@@ -145,9 +147,20 @@ type QueueBootstrap struct {
 // access"). It never affects /v1, webhooks, /metrics, /healthz or /readyz.
 type DashboardConfig struct {
 	// Access is who may read the dashboard: DashboardToken (default: an API
-	// token of /v1, entered once on /login) or DashboardPublic (anyone who
-	// can reach the port).
+	// token of /v1, entered once on /login), DashboardGitHub (a GitHub
+	// login through the App's OAuth, or a token) or DashboardPublic (anyone
+	// who can reach the port).
 	Access DashboardAccess `yaml:"access"`
+	// GitHub is the App's OAuth client, required by DashboardGitHub.
+	GitHub DashboardOAuth `yaml:"github"`
+}
+
+// DashboardOAuth is the GitHub App's OAuth client (its settings page shows
+// the client ID and makes client secrets); the App's callback URL must be
+// server.public_url + "/login/github/callback".
+type DashboardOAuth struct {
+	ClientID     string `yaml:"client_id"`
+	ClientSecret string `yaml:"client_secret"`
 }
 
 // DashboardAccess says who may read the dashboard.
@@ -160,6 +173,10 @@ const (
 	DashboardToken DashboardAccess = "token"
 	// DashboardPublic lets anyone who reaches the port read every queue.
 	DashboardPublic DashboardAccess = "public"
+	// DashboardGitHub signs readers in with GitHub (the App's OAuth web
+	// flow); each sees the queues of the repositories they can read. API
+	// tokens are accepted too.
+	DashboardGitHub DashboardAccess = "github"
 )
 
 // NotificationKind selects the payload format of a notification target.
@@ -231,6 +248,7 @@ func (c *Config) applyEnv(env func(string) string) error {
 	setString(EnvServerAddress, &c.Server.Address)
 	setString(EnvPublicURL, &c.Server.PublicURL)
 	setString(EnvLogLevel, &c.Logging.Level)
+	setString(EnvDashboardClientSecret, &c.Dashboard.GitHub.ClientSecret)
 	if v := env(EnvAppID); v != "" {
 		id, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil {
@@ -428,8 +446,17 @@ func (c *Config) Validate() error {
 		add("engine.reconcile_interval: %s must be positive", c.Engine.ReconcileInterval)
 	}
 	errs = append(errs, c.validateQueues()...)
-	if a := c.Dashboard.Access; a != DashboardToken && a != DashboardPublic {
-		add("dashboard.access: %q is not one of token, public", a)
+	switch d := c.Dashboard; d.Access {
+	case DashboardToken, DashboardPublic:
+	case DashboardGitHub:
+		if d.GitHub.ClientID == "" {
+			add("dashboard.github.client_id is required with dashboard.access github")
+		}
+		if d.GitHub.ClientSecret == "" {
+			add("dashboard.github.client_secret is required with dashboard.access github (or %s)", EnvDashboardClientSecret)
+		}
+	default:
+		add("dashboard.access: %q is not one of token, github, public", d.Access)
 	}
 	seen := map[string]int{}
 	for i, n := range c.Notifications {

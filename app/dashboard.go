@@ -19,6 +19,8 @@ func (a *App) dashboardRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /login", a.loginPage)
 	mux.HandleFunc("POST /login", a.login)
 	mux.HandleFunc("POST /logout", a.logout)
+	mux.HandleFunc("GET /login/github", a.githubLogin)
+	mux.HandleFunc("GET /login/github/callback", a.githubCallback)
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(staticFS)))
 }
 

@@ -19,20 +19,37 @@ const dashboardCookie = "mq_dashboard"
 // own expiry and revocation apply at every request regardless).
 const dashboardCookieAge = 30 * 24 * time.Hour
 
-// viewer is who reads the dashboard: a live API token, or anyone when the
-// dashboard is public.
+// viewer is who reads the dashboard: anyone when it is public, a live API
+// token, or a GitHub user signed in through the App's OAuth. The zero
+// viewer may read nothing.
 type viewer struct {
-	// Token is nil when the dashboard is public.
+	Public bool
+	// Token is the API token the viewer presented (nil otherwise).
 	Token *apitoken.Token
+	// Login is the GitHub user signed in ("" otherwise); repos are the
+	// repositories ("owner/name", lower case) they could read at sign-in.
+	Login string
+	repos map[string]bool
 	// Name is shown in the header ("" when public).
 	Name string
-	// CanLogout is set when the viewer signed in through the cookie.
+	// CanLogout is set when the viewer signed in through a cookie.
 	CanLogout bool
 }
 
 // Allows reports whether the viewer may see repo: every repository when
-// public, else the token's scope (apitoken.Token.Allows).
-func (v viewer) Allows(repo queue.Repo) bool { return v.Token == nil || v.Token.Allows(repo) }
+// public, the token's scope (apitoken.Token.Allows) for a token, the
+// repositories a GitHub user could read for them.
+func (v viewer) Allows(repo queue.Repo) bool {
+	switch {
+	case v.Public:
+		return true
+	case v.Token != nil:
+		return v.Token.Allows(repo)
+	case v.Login != "":
+		return v.repos[strings.ToLower(repo.FullName())]
+	}
+	return false
+}
 
 type viewerKey struct{}
 
@@ -57,8 +74,14 @@ func (a *App) dashboardAccess() DashboardAccess {
 func (a *App) guard(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if a.dashboardAccess() == DashboardPublic {
-			next(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, viewer{})))
+			next(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, viewer{Public: true})))
 			return
+		}
+		if a.dashboardAccess() == DashboardGitHub {
+			if v, ok := a.githubSession(r); ok {
+				next(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)))
+				return
+			}
 		}
 		secret, fromCookie := r.Header.Get("x-api-token"), false
 		if secret == "" {
@@ -98,14 +121,19 @@ func (a *App) secureCookies(r *http.Request) bool {
 	return r.TLS != nil || a.cfg != nil && strings.HasPrefix(strings.ToLower(a.cfg.Server.PublicURL), "https://")
 }
 
+// clearDashboardCookie forgets the browser's token and GitHub session.
 func clearDashboardCookie(w http.ResponseWriter, secure bool) {
-	http.SetCookie(w, &http.Cookie{Name: dashboardCookie, Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode})
+	for _, name := range []string{dashboardCookie, githubSessionCookie} {
+		http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1,
+			HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode})
+	}
 }
 
 type loginView struct {
 	Next  string
 	Error string
+	// GitHub offers "Sign in with GitHub" (dashboard.access github).
+	GitHub bool
 }
 
 // safeNext keeps a post-login destination on this site: a local absolute
@@ -124,7 +152,8 @@ func (a *App) loginPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	a.render(w, r, http.StatusOK, loginTmpl, "layout", pageData{Title: "Sign in", Body: loginView{Next: next}})
+	a.render(w, r, http.StatusOK, loginTmpl, "layout", pageData{Title: "Sign in",
+		Body: loginView{Next: next, GitHub: a.dashboardAccess() == DashboardGitHub}})
 }
 
 // login checks the token entered and keeps it in an HttpOnly,
@@ -138,7 +167,8 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 	case err == nil:
 	case isRefusal(err):
 		a.render(w, r, http.StatusUnauthorized, loginTmpl, "layout",
-			pageData{Title: "Sign in", Body: loginView{Next: next, Error: "Not signed in: " + err.Error() + "."}})
+			pageData{Title: "Sign in", Body: loginView{Next: next, Error: "Not signed in: " + err.Error() + ".",
+				GitHub: a.dashboardAccess() == DashboardGitHub}})
 		return
 	default:
 		a.log.Error().Err(err).Msg("dashboard: failed to verify a token")

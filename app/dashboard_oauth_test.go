@@ -1,0 +1,163 @@
+package app
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mergequeue/mq/githubx"
+	"github.com/mergequeue/mq/githubx/fakegithub"
+)
+
+// newOAuthDashEnv is a dashboard with access github against a fake GitHub
+// holding acme/widgets (alice may read it) and acme/secret (she may not).
+func newOAuthDashEnv(t *testing.T) (*dashEnv, *fakegithub.Server) {
+	t.Helper()
+	fake, err := fakegithub.New(fakegithub.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fake.Close)
+	for _, name := range []string{"widgets", "secret"} {
+		if err := fake.CreateRepo("acme", name, map[string]string{"README.md": "x\n"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := fake.SetPermission("acme", "widgets", "alice", "read"); err != nil {
+		t.Fatal(err)
+	}
+	d := newDashEnv(t, DashboardGitHub)
+	cfg := d.app.cfg
+	cfg.GitHub.WebURL, cfg.GitHub.V3APIURL, cfg.GitHub.V4APIURL = fake.URL(), fake.URL()+"/", fake.URL()+"/graphql"
+	cfg.Dashboard.GitHub.ClientID, cfg.Dashboard.GitHub.ClientSecret = fake.OAuthClient()
+	d.app.gh, err = githubx.New(githubx.Config{V3APIURL: cfg.GitHub.V3APIURL, V4APIURL: cfg.GitHub.V4APIURL, WebURL: cfg.GitHub.WebURL,
+		AppID: fake.AppID(), PrivateKey: fake.AppPrivateKeyPEM(), Host: "github.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.queue("acme", "widgets", "main")
+	d.queue("acme", "secret", "main")
+	return d, fake
+}
+
+// signInWithGitHub runs the web flow as login up to the callback and
+// returns the callback's response and the state cookie it was sent with.
+func signInWithGitHub(t *testing.T, d *dashEnv, login, next string) *http.Response {
+	t.Helper()
+	start := d.do("GET", "/login/github?next="+url.QueryEscape(next), nil)
+	var state *http.Cookie
+	for _, c := range start.Result().Cookies() {
+		if c.Name == oauthStateCookie {
+			state = c
+		}
+	}
+	if start.Code != http.StatusFound || state == nil || state.SameSite != http.SameSiteLaxMode || !state.HttpOnly {
+		t.Fatalf("start: %d, state cookie %+v", start.Code, state)
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := noRedirect.Get(start.Header().Get("Location") + "&login=" + login)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	back, err := url.Parse(res.Header.Get("Location"))
+	if err != nil || res.StatusCode != http.StatusFound || back.Path != "/login/github/callback" {
+		t.Fatalf("GitHub's authorize page: %d → %q (%v)", res.StatusCode, res.Header.Get("Location"), err)
+	}
+	return d.do("GET", back.RequestURI(), nil, "Cookie", state.Name+"="+state.Value).Result()
+}
+
+// A GitHub user signs in through the App's OAuth and sees the queues of
+// the repositories they can read, not the others; a forged state, a
+// tampered or expired session sign nobody in.
+func TestDashboardGitHubSignIn(t *testing.T) {
+	d, _ := newOAuthDashEnv(t)
+	login := d.page("/login")
+	wantIn(t, login, `href="/login/github?next=%2f"`, "Sign in with GitHub", `name="token"`)
+	if rec := d.do("GET", "/", nil); rec.Code != http.StatusSeeOther {
+		t.Fatalf("anonymous: %d", rec.Code)
+	}
+
+	res := signInWithGitHub(t, d, "alice", "/repos/acme/widgets")
+	var session *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == githubSessionCookie && c.MaxAge > 0 {
+			session = c
+		}
+	}
+	if res.StatusCode != http.StatusOK || session == nil || !session.HttpOnly || session.SameSite != http.SameSiteStrictMode {
+		t.Fatalf("callback: %d, session %+v", res.StatusCode, session)
+	}
+	cookie := session.Name + "=" + session.Value
+	page := d.page("/", "Cookie", cookie)
+	wantIn(t, page, "acme/widgets", "alice", "Sign out")
+	if strings.Contains(page, "acme/secret") {
+		t.Errorf("alice sees a repository she cannot read:\n%s", page)
+	}
+	if rec := d.do("GET", "/repos/acme/secret", nil, "Cookie", cookie); rec.Code != http.StatusNotFound {
+		t.Errorf("alice's GET of the other repository: %d", rec.Code)
+	}
+	if rec := d.do("GET", "/", nil, "Cookie", cookie[:len(cookie)-2]+"xx"); rec.Code != http.StatusSeeOther {
+		t.Errorf("tampered session: %d", rec.Code)
+	}
+
+	// bob can read neither: signed in, he sees no queue.
+	res = signInWithGitHub(t, d, "bob", "/")
+	for _, c := range res.Cookies() {
+		if c.Name == githubSessionCookie && c.MaxAge > 0 {
+			if p := d.page("/", "Cookie", c.Name+"="+c.Value); strings.Contains(p, "acme/") {
+				t.Errorf("bob sees repositories:\n%s", p)
+			}
+		}
+	}
+
+	// A callback without the state this browser was given is refused.
+	start := d.do("GET", "/login/github", nil)
+	loc, _ := url.Parse(start.Header().Get("Location"))
+	forged := d.do("GET", "/login/github/callback?code=x&state="+loc.Query().Get("state"), nil)
+	if forged.Code != http.StatusBadRequest || len(sessionCookies(forged.Result())) != 0 {
+		t.Errorf("callback without the state cookie: %d", forged.Code)
+	}
+
+	d.now = d.now.Add(githubSessionAge + time.Minute)
+	if rec := d.do("GET", "/", nil, "Cookie", cookie); rec.Code != http.StatusSeeOther {
+		t.Errorf("expired session: %d", rec.Code)
+	}
+}
+
+func sessionCookies(res *http.Response) []*http.Cookie {
+	var out []*http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == githubSessionCookie && c.MaxAge > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Without access github the OAuth routes do not exist; with it, the client
+// ID and secret are required.
+func TestDashboardGitHubConfig(t *testing.T) {
+	d := newDashEnv(t, DashboardToken)
+	if rec := d.do("GET", "/login/github", nil); rec.Code != http.StatusNotFound {
+		t.Errorf("/login/github with access token: %d", rec.Code)
+	}
+	c := &Config{Dashboard: DashboardConfig{Access: DashboardGitHub}}
+	c.applyDefaults()
+	err := c.Validate()
+	if err == nil || !strings.Contains(err.Error(), "dashboard.github.client_id is required") ||
+		!strings.Contains(err.Error(), "dashboard.github.client_secret is required") {
+		t.Errorf("github access without a client: %v", err)
+	}
+	c, err = LoadConfig("", func(k string) string {
+		if k == EnvDashboardClientSecret {
+			return "s3cret"
+		}
+		return ""
+	})
+	if err != nil || c.Dashboard.GitHub.ClientSecret != "s3cret" {
+		t.Errorf("client secret from the environment: %+v, %v", c.Dashboard, err)
+	}
+}

@@ -199,13 +199,13 @@ func (a *App) chartsDashboard(w http.ResponseWriter, r *http.Request) {
 	}
 	v := chartsView{Queue: q, Data: data, Range: span, Ranges: chartRanges,
 		QueuePage: repoPagePath(q.Key.Repo), HistoryPage: queuePagePath(q, "history"), ChartsPage: queuePagePath(q, "charts")}
-	v.Depth = lineChart(data.Hours, "entries", func(h hourStats) [2]float64 {
+	v.Depth = lineChart(data.Hours, "entries", false, func(h hourStats) [2]float64 {
 		return [2]float64{float64(h.DepthP50), float64(h.DepthP90)}
 	})
-	v.Wait = lineChart(data.Hours, "minutes", func(h hourStats) [2]float64 {
+	v.Wait = lineChart(data.Hours, "minutes", true, func(h hourStats) [2]float64 {
 		return [2]float64{h.WaitP50.Minutes(), h.WaitP90.Minutes()}
 	})
-	v.Test = lineChart(data.Hours, "minutes", func(h hourStats) [2]float64 {
+	v.Test = lineChart(data.Hours, "minutes", true, func(h hourStats) [2]float64 {
 		return [2]float64{h.TestP50.Minutes(), h.TestP90.Minutes()}
 	})
 	v.Outcomes = barChart(data.Hours)

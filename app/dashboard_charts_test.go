@@ -106,3 +106,21 @@ func TestDashboardChartsPage(t *testing.T) {
 		t.Errorf("bad range: %d", rec.Code)
 	}
 }
+
+// An hour with nothing measured breaks a time line instead of dropping it
+// to zero; depth, always measured, is drawn through zero.
+func TestLineChartGaps(t *testing.T) {
+	var hours []hourStats
+	for _, m := range []int{0, 5, 0, 7, 8} {
+		hours = append(hours, hourStats{Start: dashT0, WaitP50: time.Duration(m) * time.Minute, WaitP90: time.Duration(m) * time.Minute})
+	}
+	wait := func(h hourStats) [2]float64 { return [2]float64{h.WaitP50.Minutes(), h.WaitP90.Minutes()} }
+	gapped := string(lineChart(hours, "minutes", true, wait))
+	if strings.Count(gapped, "<circle") != 2 || strings.Count(gapped, "<polyline") != 2 {
+		t.Errorf("gapped chart: want a dot and a line per series:\n%s", gapped)
+	}
+	through := string(lineChart(hours, "entries", false, wait))
+	if strings.Count(through, "<circle") != 0 || strings.Count(through, "<polyline") != 2 {
+		t.Errorf("depth chart: want one line per series:\n%s", through)
+	}
+}

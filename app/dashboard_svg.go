@@ -40,8 +40,10 @@ func svgFrame(b *strings.Builder, hours []hourStats, top float64, unit string) {
 	}
 }
 
-// lineChart draws p50 (solid) and p90 (dashed) per hour.
-func lineChart(hours []hourStats, unit string, val func(hourStats) [2]float64) template.HTML {
+// lineChart draws p50 (solid) and p90 (dashed) per hour. With gaps, an
+// hour whose value is zero had nothing to measure: the line breaks there
+// instead of dropping to zero.
+func lineChart(hours []hourStats, unit string, gaps bool, val func(hourStats) [2]float64) template.HTML {
 	top := 0.0
 	for _, h := range hours {
 		top = math.Max(top, val(h)[1])
@@ -52,12 +54,28 @@ func lineChart(hours []hourStats, unit string, val func(hourStats) [2]float64) t
 	step := (svgW - svgLeft) / float64(max(len(hours), 1))
 	for k, style := range []string{`stroke="#0969da" stroke-width="2"`, `stroke="#bf8700" stroke-width="1.5" stroke-dasharray="4 3"`} {
 		var pts []string
+		flush := func() {
+			switch len(pts) {
+			case 0:
+			case 1:
+				x, y, _ := strings.Cut(pts[0], ",")
+				fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="2" fill="none" %s/>`, x, y, style)
+			default:
+				fmt.Fprintf(&b, `<polyline fill="none" %s points="%s"/>`, style, strings.Join(pts, " "))
+			}
+			pts = pts[:0]
+		}
 		for i, h := range hours {
+			v := val(h)[k]
+			if gaps && v == 0 {
+				flush()
+				continue
+			}
 			x := svgLeft + step*(float64(i)+0.5)
-			y := (svgH - svgLo) * (1 - val(h)[k]/top)
+			y := (svgH - svgLo) * (1 - v/top)
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x, y))
 		}
-		fmt.Fprintf(&b, `<polyline fill="none" %s points="%s"/>`, style, strings.Join(pts, " "))
+		flush()
 	}
 	for i, h := range hours {
 		v := val(h)

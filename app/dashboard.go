@@ -16,6 +16,7 @@ func (a *App) dashboardRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/charts", a.guard(a.chartsDashboard))
 	mux.HandleFunc("GET /prs/{owner}/{repo}/{number}", a.guard(a.prDashboard))
 	mux.HandleFunc("GET /fragments/queues", a.guard(a.queuesFragment))
+	mux.HandleFunc("GET /fragments/prs/{owner}/{repo}/{number}", a.guard(a.prFragment))
 	mux.HandleFunc("GET /login", a.loginPage)
 	mux.HandleFunc("POST /login", a.login)
 	mux.HandleFunc("POST /logout", a.logout)

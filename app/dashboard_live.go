@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"html/template"
 	"net/http"
 	"strings"
 
@@ -12,8 +13,7 @@ import (
 
 // queuesFragment renders the queue views alone (all queues the viewer may
 // read, or those of ?repo=owner/name), for live.js to swap in without a
-// full reload. Its ETag is a hash of the rendering: a poll with a matching
-// If-None-Match gets 304, so an idle dashboard transfers nothing.
+// full reload (see renderFragment).
 func (a *App) queuesFragment(w http.ResponseWriter, r *http.Request) {
 	var only *queue.Repo
 	if full := r.URL.Query().Get("repo"); full != "" {
@@ -34,8 +34,15 @@ func (a *App) queuesFragment(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
+	a.renderFragment(w, r, homeTmpl, "queues", map[string]any{"Repos": repos})
+}
+
+// renderFragment renders a part of a page for live.js. Its ETag is a hash
+// of the rendering: a poll with a matching If-None-Match gets 304, so an
+// idle dashboard transfers nothing.
+func (a *App) renderFragment(w http.ResponseWriter, r *http.Request, tmpl *template.Template, name string, data any) {
 	rec := &bufferedWriter{header: http.Header{}}
-	a.render(rec, r, http.StatusOK, homeTmpl, "queues", map[string]any{"Repos": repos})
+	a.render(rec, r, http.StatusOK, tmpl, name, data)
 	if rec.status != http.StatusOK {
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return

@@ -46,3 +46,27 @@ func TestDashboardFragmentSeesChanges(t *testing.T) {
 		t.Errorf("repo filter ignored: %s", other.Body)
 	}
 }
+
+// A PR's page follows its PR live too: its fragment shows the new state
+// and a merged PR's commit on GitHub.
+func TestDashboardPRFragmentSeesChanges(t *testing.T) {
+	d := newDashEnv(t, DashboardPublic)
+	ctx := context.Background()
+	q := d.queue("acme", "widgets", "main")
+	e := &queue.Entry{ID: "e9", QueueID: q.ID, PRNumber: 9, State: queue.StateTestsPassed, StateReason: queue.ReasonAdmitted,
+		Seq: 1, SubmittedAt: d.now, AdmittedAt: d.now, StateChangedAt: d.now, PR: queue.PRFacts{Title: "Fix it"}}
+	d.must(d.store.SaveEntry(ctx, e))
+	wantIn(t, d.page("/prs/acme/widgets/9"), `data-fragment="/fragments/prs/acme/widgets/9"`, "<b>tests_passed</b>")
+	first := d.do("GET", "/fragments/prs/acme/widgets/9", nil)
+	if first.Code != http.StatusOK || strings.Contains(first.Body.String(), "<html") {
+		t.Fatalf("PR fragment: %d\n%s", first.Code, first.Body)
+	}
+	e.State, e.StateReason, e.ConcludedAt, e.PR.MergeCommitSHA = queue.StateMerged, queue.ReasonMergedByQueue, d.now, "feedfacecafe1234"
+	d.must(d.store.SaveEntry(ctx, e))
+	changed := d.do("GET", "/fragments/prs/acme/widgets/9", nil, "If-None-Match", first.Header().Get("ETag"))
+	if changed.Code != http.StatusOK {
+		t.Fatalf("changed PR fragment: %d", changed.Code)
+	}
+	wantIn(t, changed.Body.String(), "<b>merged</b> (merged_by_queue)",
+		`merged as <a href="https://gh.example/acme/widgets/commit/feedfacecafe1234"><code>feedfac</code></a>`)
+}

@@ -24,36 +24,54 @@ type prView struct {
 }
 
 type prQueueView struct {
-	Queue     *queue.Queue
-	Entry     *queue.Entry
-	AuthorURL string
-	Est       engine.Estimate
-	Events    []queue.Event
+	Queue          *queue.Queue
+	Entry          *queue.Entry
+	AuthorURL      string
+	MergeCommitURL string // set once merged
+	Est            engine.Estimate
+	Events         []queue.Event
 }
 
 // prDashboard shows one PR in every queue of its repository: its state,
 // where it stands and the timeline of the queue's decisions about it. The
 // PR's check run and status comment link here. 404 when the viewer may not
-// read the repository.
+// read the repository. It updates itself (/fragments/prs/…).
 func (a *App) prDashboard(w http.ResponseWriter, r *http.Request) {
+	view, ok := a.prPage(w, r)
+	if !ok {
+		return
+	}
+	a.render(w, r, http.StatusOK, prTmpl, "layout", pageData{Title: view.Repo.FullName() + " #" + strconv.Itoa(view.Number),
+		Viewer: viewerFrom(r.Context()), Live: "/fragments" + r.URL.Path, Body: view})
+}
+
+// prFragment is the PR page's queues alone, for live.js.
+func (a *App) prFragment(w http.ResponseWriter, r *http.Request) {
+	if view, ok := a.prPage(w, r); ok {
+		a.renderFragment(w, r, prTmpl, "prqueues", view)
+	}
+}
+
+// prPage reads the PR page's view, or answers the error itself.
+func (a *App) prPage(w http.ResponseWriter, r *http.Request) (*prView, bool) {
 	ctx := r.Context()
 	n, err := strconv.Atoi(r.PathValue("number"))
 	repo, ok := a.pathRepo(r)
 	if err != nil || n <= 0 || !ok || !viewerFrom(ctx).Allows(repo) {
 		http.Error(w, "not found", http.StatusNotFound)
-		return
+		return nil, false
 	}
-	fail := func(what string, err error) {
+	fail := func(what string, err error) (*prView, bool) {
 		a.log.Error().Err(err).Msg("PR page: failed to " + what)
 		http.Error(w, "internal error", http.StatusInternalServerError)
+		return nil, false
 	}
 	queues, err := a.store.ListQueues(ctx)
 	if err != nil {
-		fail("list queues", err)
-		return
+		return fail("list queues", err)
 	}
 	gh := a.links(repo)
-	view := prView{Repo: repo, RepoPage: repoPagePath(repo), Number: n, URL: gh.pull(repo, n), Days: prHistoryDays}
+	view := &prView{Repo: repo, RepoPage: repoPagePath(repo), Number: n, URL: gh.pull(repo, n), Days: prHistoryDays}
 	for _, q := range queues {
 		if q.Key.Repo.Fold() != repo.Fold() {
 			continue
@@ -67,21 +85,21 @@ func (a *App) prDashboard(w http.ResponseWriter, r *http.Request) {
 			if e.PR.Author != "" {
 				v.AuthorURL = gh.user(e.PR.Author)
 			}
+			if e.State == queue.StateMerged && e.PR.MergeCommitSHA != "" {
+				v.MergeCommitURL = gh.commit(repo, e.PR.MergeCommitSHA)
+			}
 		case !errors.Is(err, queue.ErrNotFound):
-			fail("load the entry", err)
-			return
+			return fail("load the entry", err)
 		}
 		if v.Entry != nil {
 			ests, err := a.svc.Estimates(ctx, q)
 			if err != nil {
-				fail("estimate", err)
-				return
+				return fail("estimate", err)
 			}
 			v.Est = ests[v.Entry.ID]
 			events, err := a.store.ListEvents(ctx, q.ID, a.clock().Add(-prHistoryDays*24*time.Hour))
 			if err != nil {
-				fail("list events", err)
-				return
+				return fail("list events", err)
 			}
 			for _, ev := range events {
 				if ev.EntryID == v.Entry.ID {
@@ -91,6 +109,5 @@ func (a *App) prDashboard(w http.ResponseWriter, r *http.Request) {
 		}
 		view.Queues = append(view.Queues, v)
 	}
-	a.render(w, r, http.StatusOK, prTmpl, "layout", pageData{Title: repo.FullName() + " #" + strconv.Itoa(n),
-		Viewer: viewerFrom(ctx), Body: view})
+	return view, true
 }

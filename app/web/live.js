@@ -10,7 +10,7 @@
     if (etag) headers["If-None-Match"] = etag;
     fetch(el.getAttribute("data-fragment"), { headers: headers, credentials: "same-origin" })
       .then(function (res) {
-        if (res.status === 401) { window.location.reload(); return null; }
+        if (res.status === 401 || res.redirected) { window.location.reload(); return null; }
         if (res.status !== 200) return null;
         el.setAttribute("data-etag", res.headers.get("ETag") || "");
         return res.text();

@@ -118,6 +118,13 @@ type Entry struct {
 	// Vouched marks an entry whose own run failed but which a later passing
 	// run containing it vouched for (canOptimisticallyMerge).
 	Vouched bool
+	// Isolation runs (Settings.IsolationRuns): the entry's isolation run
+	// ("" or a closed run: none), how many of them failed, whether one
+	// passed, and whether a chain failure was already retried on its word.
+	IsolationRunID    string
+	IsolationFailures int
+	IsolationPassed   bool
+	FlakeRetried      bool
 
 	// RunID is the test run currently testing the entry ("" if none).
 	RunID string

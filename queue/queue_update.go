@@ -47,6 +47,7 @@ type QueueUpdate struct {
 	TestBranchConstructionMode *TestBranchConstructionMode
 	AllowedBotSubmitters       *[]string
 	TestBranchPrefix           *string
+	IsolationRuns              *bool
 }
 
 // ApplySettings returns s changed by every settings field of u (Mode
@@ -113,6 +114,7 @@ func (u QueueUpdate) ApplySettings(s Settings) (Settings, error) {
 	if u.TestBranchPrefix != nil {
 		s.TestBranchPrefix = *u.TestBranchPrefix
 	}
+	setBool(&s.IsolationRuns, u.IsolationRuns)
 	if err := s.Validate(); err != nil {
 		return s, err
 	}

@@ -45,6 +45,11 @@ type TestRun struct {
 	// failed run being bisected ("" otherwise).
 	Bisection bool
 	Parent    string
+	// Isolation runs test one entry alone on the target head (BaseSHA),
+	// beside the chain (Settings.IsolationRuns); the entry refers to it by
+	// Entry.IsolationRunID, never by RunID, and its result only decides
+	// whether the entry stays (it is never merged from).
+	Isolation bool
 
 	Status RunStatus
 	// FailureReason/FailureDetail say why a failed run failed

@@ -149,6 +149,12 @@ type Settings struct {
 	// <prefix>pr-<N>/<testRunId> ("" = DefaultTestBranchPrefix). CI must
 	// run on branches under it.
 	TestBranchPrefix string
+	// IsolationRuns (our extension, off by default) also tests each
+	// admitted PR alone on the target head, beside the speculative chain:
+	// a PR failing alone twice leaves the queue, and one that passed alone
+	// is tested again once when its chain run fails as if by a flake
+	// (docs/decisions.md).
+	IsolationRuns bool
 }
 
 // DefaultSettings are the settings of a new queue (SPEC §7).
@@ -247,5 +253,9 @@ func (q *Queue) Admits() bool { return q.State == QueueRunning }
 // StartsRuns reports whether the queue starts new test runs.
 func (q *Queue) StartsRuns() bool { return q.State == QueueRunning || q.State == QueueDraining }
 
-// Merges reports whether the queue merges entries whose tests passed.
-func (q *Queue) Merges() bool { return q.State != QueuePaused }
+// Merges reports whether the queue merges entries whose tests passed: not
+// while paused, nor while switching modes from a pause (it returns to
+// paused once the runs in progress end).
+func (q *Queue) Merges() bool {
+	return q.State != QueuePaused && !(q.State == QueueSwitchingModes && q.ResumeState == QueuePaused)
+}

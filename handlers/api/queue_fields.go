@@ -42,6 +42,7 @@ type queueFields struct {
 	TestBranchConstructionMode  *string   `json:"testBranchConstructionMode"`
 	AllowedBotSubmitters        *[]string `json:"allowedBotSubmitters"`
 	TestBranchPrefix            *string   `json:"testBranchPrefix"`
+	IsolationRuns               *bool     `json:"isolationRuns"`
 	// BatchingRules is accepted only as [] (what getQueue shows): the
 	// queue has no batching rules, and a rule it would ignore is refused.
 	BatchingRules *[]json.RawMessage `json:"batchingRules"`
@@ -78,6 +79,7 @@ func (f *queueFields) update() (queue.QueueUpdate, error) {
 		BisectionParts:              f.BisectionParts,
 		AllowedBotSubmitters:        f.AllowedBotSubmitters,
 		TestBranchPrefix:            f.TestBranchPrefix,
+		IsolationRuns:               f.IsolationRuns,
 	}
 	for _, p := range []struct {
 		name string

@@ -49,6 +49,9 @@ type queueJSON struct {
 	// TestBranchPrefix (our extension) starts the queue's test branch
 	// names: <prefix>pr-<N>/<testRunId>.
 	TestBranchPrefix string `json:"testBranchPrefix"`
+	// IsolationRuns (our extension, default false) also tests each
+	// admitted PR alone on the target head (docs/decisions.md).
+	IsolationRuns bool `json:"isolationRuns"`
 }
 
 // newQueueJSON renders q. mode is the effective mode (the pending one while
@@ -89,5 +92,6 @@ func newQueueJSON(q *queue.Queue) queueJSON {
 		NotReadyTimeoutHours:        s.NotReadyTimeoutHours,
 		BisectionParts:              s.EffectiveBisectionParts(),
 		TestBranchPrefix:            s.EffectiveTestBranchPrefix(),
+		IsolationRuns:               s.IsolationRuns,
 	}
 }

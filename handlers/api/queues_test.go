@@ -121,6 +121,7 @@ var queueShape = map[string]string{
 	"batchingRules":               "array",
 	"testBranchConstructionMode":  "string",
 	"testBranchPrefix":            "string",
+	"isolationRuns":               "boolean",
 }
 
 // enqueuedShape is seed §2.4.

@@ -34,7 +34,7 @@ var everyField = []string{
 	`"enqueueingLabel":"ship-it"`, `"labelCommandsEnabled":false`, `"stateLabelsEnabled":true`,
 	`"extensionEnabled":false`, `"notReadyTimeoutHours":24`, `"bisectionParts":4`,
 	`"testBranchConstructionMode":"RENAME_TEMP_BRANCH"`, `"allowedBotSubmitters":["renovate[bot]","ci-user"]`,
-	`"batchingRules":[]`, `"testBranchPrefix":"ci/merge-queue/"`,
+	`"batchingRules":[]`, `"testBranchPrefix":"ci/merge-queue/"`, `"isolationRuns":true`,
 }
 
 // everyFieldUpdate is what everyField decodes to.
@@ -49,7 +49,7 @@ func everyFieldUpdate() queue.QueueUpdate {
 		EnqueueingLabel: ptr("ship-it"), LabelCommandsEnabled: ptr(false), StateLabelsEnabled: ptr(true),
 		ExtensionEnabled: ptr(false), NotReadyTimeoutHours: ptr(24), BisectionParts: ptr(4),
 		TestBranchConstructionMode: ptr(queue.RenameTempBranch), AllowedBotSubmitters: ptr([]string{"renovate[bot]", "ci-user"}),
-		TestBranchPrefix: ptr("ci/merge-queue/"),
+		TestBranchPrefix: ptr("ci/merge-queue/"), IsolationRuns: ptr(true),
 	}
 }
 

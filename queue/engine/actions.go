@@ -21,6 +21,9 @@ type Transition struct {
 	// SPEC §5.9); ClearConflict drops its settled Conflict.
 	BlockedBy     string
 	ClearConflict bool
+	// FlakeRetry marks the one retest of a chain failure that a passing
+	// isolation run vouched for (Entry.FlakeRetried).
+	FlakeRetry bool
 }
 
 // FinishRun records a test run's result, decided from its checks or its
@@ -50,6 +53,17 @@ type StartRun struct {
 	// the snapshot's Required checks; a bisection run its parent's.
 	Bisection bool
 	Parent    string
+	// Isolation runs test one entry alone on the target head, beside the
+	// chain (Settings.IsolationRuns): the entry does not move to testing.
+	Isolation bool
+}
+
+// IsolationResult records a decided isolation run on its entry (passed,
+// or one more failure) and closes the run.
+type IsolationResult struct {
+	EntryID string
+	RunID   string
+	Passed  bool
 }
 
 // RefreshPR reads an entry's PR from GitHub before a final decision about
@@ -97,13 +111,14 @@ type ResolveMerge struct {
 	Before  string
 }
 
-func (Transition) isAction()    {}
-func (FinishRun) isAction()     {}
-func (CloseRun) isAction()      {}
-func (StartRun) isAction()      {}
-func (Merge) isAction()         {}
-func (ResolveMerge) isAction()  {}
-func (ApplyMode) isAction()     {}
-func (RefreshPR) isAction()     {}
-func (ProbeConflict) isAction() {}
-func (CheckDirect) isAction()   {}
+func (Transition) isAction()      {}
+func (FinishRun) isAction()       {}
+func (CloseRun) isAction()        {}
+func (StartRun) isAction()        {}
+func (Merge) isAction()           {}
+func (ResolveMerge) isAction()    {}
+func (ApplyMode) isAction()       {}
+func (RefreshPR) isAction()       {}
+func (ProbeConflict) isAction()   {}
+func (CheckDirect) isAction()     {}
+func (IsolationResult) isAction() {}

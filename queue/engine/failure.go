@@ -57,13 +57,7 @@ func (p *planner) startBisection(ahead, part []*queue.Entry, parent *queue.TestR
 	if !p.q.StartsRuns() {
 		return p.waitFailed(unit{entries: part, run: parent}, fmt.Sprintf("the batch failed; bisection waits while the queue is %s", p.q.State))
 	}
-	inFlight := 0
-	for _, r := range p.s.Runs {
-		if r.Bisection && (r.Status == queue.RunInProgress || r.Status == queue.RunBuilding) {
-			inFlight++
-		}
-	}
-	if inFlight >= max(p.q.Settings.EffectiveBisectionConcurrency(), 1) {
+	if p.sideRunsInFlight() >= max(p.q.Settings.EffectiveBisectionConcurrency(), 1) {
 		return p.waitFailed(unit{entries: part, run: parent}, "the batch failed; waiting for a bisection slot to find the culprit")
 	}
 	a := startRun(p.s, ahead, part)
@@ -118,6 +112,9 @@ func (p *planner) culprit(ahead []*queue.Entry, u unit) Action {
 	}
 	if len(u.entries) > 1 {
 		return p.startBisection(ahead, u.entries[:p.bisectionChunk(len(u.entries))], r)
+	}
+	if a := p.isolationVouch(u); a != nil {
+		return a
 	}
 	return p.fail(first, r.FailureReason, r.FailureDetail, r.FinishedAt)
 }

@@ -22,7 +22,7 @@ func (p *planner) start() Action {
 	}
 	inFlight := 0
 	for _, r := range s.Runs {
-		if !r.Bisection && (r.Status == queue.RunInProgress || r.Status == queue.RunBuilding) {
+		if !r.Bisection && !r.Isolation && (r.Status == queue.RunInProgress || r.Status == queue.RunBuilding) {
 			inFlight++
 		}
 	}

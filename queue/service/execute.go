@@ -56,6 +56,9 @@ func (s *Service) transition(ctx context.Context, fx *effects, q *queue.Queue, t
 		if t.ClearConflict {
 			e.Conflict = nil
 		}
+		if t.FlakeRetry {
+			e.FlakeRetried = true
+		}
 		runID := e.RunID
 		if t.ClearRun && e.RunID != "" {
 			orphan = e.RunID

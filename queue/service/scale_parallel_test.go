@@ -83,6 +83,7 @@ type simHarness struct {
 
 	number        []int
 	runs, arrived int
+	isolationRuns int // of runs
 	active        int
 	soon, timed   *sim.Event
 	errs          []string
@@ -148,6 +149,9 @@ func (h *simHarness) arrive(pr sim.PR) {
 // published schedules the CI of a test branch (called inside BuildBranch).
 func (h *simHarness) published(job sim.CIJob) {
 	h.runs++
+	if r, err := h.store.GetRun(h.ctx, strings.TrimSuffix(path.Base(job.Branch), "-bisection")); err == nil && r.Isolation {
+		h.isolationRuns++
+	}
 	pass := h.world.Intrinsic(job.SHA) && h.ci.Float64() >= h.w.FlakeRate
 	h.clock.AtTime(job.PublishedAt.Add(h.w.SampleCI(h.ci)), func() {
 		if r, err := h.store.GetRun(h.ctx, strings.TrimSuffix(path.Base(job.Branch), "-bisection")); err == nil && r.Status == queue.RunCancelled {

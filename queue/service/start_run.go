@@ -37,7 +37,8 @@ func (s *Service) startRun(ctx context.Context, fx *effects, snap *engine.Snapsh
 		required = append([]string{}, parent.RequiredChecks...)
 	}
 	run := &queue.TestRun{ID: s.opts.NewID(), QueueID: q.ID, EntryIDs: a.Unit, Ahead: a.Ahead, BaseSHA: a.BaseSHA,
-		RequiredChecks: required, Status: queue.RunBuilding, CreatedAt: s.now(), Bisection: a.Bisection, Parent: a.Parent}
+		RequiredChecks: required, Status: queue.RunBuilding, CreatedAt: s.now(), Bisection: a.Bisection, Parent: a.Parent,
+		Isolation: a.Isolation}
 	run.RequiredSource = queue.RequiredSourceFor(q.Settings, snap.Run(a.Parent)) // getMergeQueueTestingDetails' requiredStatusesSource
 	for _, e := range unit {
 		run.PRNumbers = append(run.PRNumbers, e.PRNumber)
@@ -142,6 +143,9 @@ func (s *Service) attachRun(ctx context.Context, fx *effects, q *queue.Queue, ru
 		unit[i] = e
 	}
 	run.SHA, run.Status, run.StartedAt = sha, queue.RunInProgress, s.now()
+	if run.Isolation {
+		return s.attachIsolation(ctx, run, unit[0])
+	}
 	if err := s.store.SaveRun(ctx, run); err != nil {
 		return fmt.Errorf("failed to start run %s: %w", run.ID, err)
 	}
@@ -194,6 +198,23 @@ func (s *Service) attachRun(ctx context.Context, fx *effects, q *queue.Queue, ru
 			return err
 		}
 	}
+	return nil
+}
+
+// attachIsolation starts a built isolation run: its entry refers to it
+// (Entry.IsolationRunID) and stays in its state in the chain.
+func (s *Service) attachIsolation(ctx context.Context, run *queue.TestRun, e *queue.Entry) error {
+	e.IsolationRunID = run.ID
+	err := s.store.WithTx(ctx, func(tx queue.Store) error {
+		if err := tx.SaveRun(ctx, run); err != nil {
+			return err
+		}
+		return tx.SaveEntry(ctx, e)
+	})
+	if err != nil {
+		return fmt.Errorf("failed to start isolation run %s: %w", run.ID, err)
+	}
+	zerolog.Ctx(ctx).Info().Str("run", run.ID).Str("branch", run.Branch).Str("sha", run.SHA).Int("pr", e.PRNumber).Msg("isolation run started")
 	return nil
 }
 

@@ -182,6 +182,7 @@ func (d *Driver) randomSettings(checks []string) queue.Settings {
 	if r.IntN(2) == 0 {
 		s.BisectionParts = 2 + r.IntN(4)
 	}
+	s.IsolationRuns = r.IntN(3) == 0
 	return s
 }
 

@@ -91,7 +91,8 @@ type OursConfig struct {
 	PendingFailureDepth    int
 	CanOptimisticallyMerge bool
 	SkipRedundantTests     bool
-	BisectionParts         int // 0 = halves
+	BisectionParts         int  // 0 = halves
+	Isolation              bool // isolationRuns (runner_isolation.go)
 }
 
 // Settings are the engine settings for c.
@@ -119,6 +120,7 @@ func (c OursConfig) Settings() queue.Settings {
 	}
 	s.RequiredStatuses = []string{CICheck}
 	s.CommentsEnabled, s.StatusCheckEnabled = false, false
+	s.IsolationRuns = c.Isolation
 	return s
 }
 
@@ -151,7 +153,7 @@ func (c OursConfig) Label() string {
 	if s.CanOptimisticallyMerge {
 		parts = append(parts, "opt")
 	}
-	return "ours(" + strings.Join(parts, ",") + ")"
+	return "ours(" + strings.Join(isolationLabel(c, parts), ",") + ")"
 }
 
 // CICheck is the one required check the simulated CI reports.

@@ -59,6 +59,10 @@ func entryColumns(e *queue.Entry) []column {
 		{"conflict", conflictVal{e.Conflict}, conflictScan{&e.Conflict}},
 		{"cancel_reason", string(e.CancelReason), &e.CancelReason},
 		{"cancel_detail", e.CancelDetail, &e.CancelDetail},
+		{"isolation_run_id", e.IsolationRunID, &e.IsolationRunID},
+		{"isolation_failures", e.IsolationFailures, &e.IsolationFailures},
+		{"isolation_passed", e.IsolationPassed, &e.IsolationPassed},
+		{"flake_retried", e.FlakeRetried, &e.FlakeRetried},
 	}
 }
 

@@ -33,6 +33,7 @@ func runColumns(r *queue.TestRun) []column {
 		{"closed", r.Closed, &r.Closed},
 		{"parent", r.Parent, &r.Parent},
 		{"required_source", string(r.RequiredSource), &r.RequiredSource},
+		{"isolation", r.Isolation, &r.Isolation},
 	}
 }
 

@@ -38,6 +38,8 @@ type settingsDoc struct {
 	TestBranchConstructionMode queue.TestBranchConstructionMode `json:"test_branch_construction_mode"`
 	AllowedBotSubmitters       []string                         `json:"allowed_bot_submitters"`
 	TestBranchPrefix           string                           `json:"test_branch_prefix"`
+	// Added with isolation runs (issue #11): older rows decode as false.
+	IsolationRuns bool `json:"isolation_runs"`
 }
 
 func toSettingsDoc(s queue.Settings) settingsDoc {

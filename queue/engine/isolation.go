@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// MaxIsolationFailures is how many isolation runs of an entry must fail
+// for it to leave the queue: the first failure may be a flake, so it is
+// retried once.
+const MaxIsolationFailures = 2
+
+// isolation settles isolation runs (Settings.IsolationRuns): a run whose
+// entry left, moved to another head or no longer refers to it is closed;
+// a decided one is recorded on its entry (IsolationResult); and an entry
+// whose isolation runs failed MaxIsolationFailures times fails, before its
+// chain run can fail the runs built on it (unless its chain tests passed
+// meanwhile: the tree it would land in passed). This applies whatever the
+// setting says now: a failure alone is evidence either way.
+func (p *planner) isolation() Action {
+	for _, r := range p.s.Runs {
+		if !r.Isolation || len(r.EntryIDs) != 1 {
+			continue
+		}
+		e := p.s.Entry(r.EntryIDs[0])
+		if e == nil || e.IsolationRunID != r.ID || len(r.PRSHAs) != 1 || e.PRSHA != r.PRSHAs[0] {
+			return CloseRun{RunID: r.ID}
+		}
+		if r.Status == queue.RunSucceeded || r.Status == queue.RunFailed {
+			return IsolationResult{EntryID: e.ID, RunID: r.ID, Passed: r.Status == queue.RunSucceeded}
+		}
+	}
+	for _, e := range p.s.Entries {
+		chainUndecided := e.State == queue.StatePending || e.State == queue.StateTesting || e.State == queue.StatePendingFailure
+		if chainUndecided && e.IsolationFailures >= MaxIsolationFailures && !e.MergeIntent {
+			return p.fail(e, queue.ReasonTestsFailed, fmt.Sprintf("tested alone on %s, its tests failed %d times: "+
+				"it would fail every test run it is part of, so it leaves the queue before it does", p.q.Key.Branch, e.IsolationFailures), time.Time{})
+		}
+	}
+	return nil
+}
+
+// startIsolation starts the isolation run of the first admitted entry, in
+// queue order, that needs one: not tested alone yet (or once, failed), not
+// a direct merge, its chain tests not passed yet. Isolation runs share
+// bisectionConcurrency's slots with bisection runs, so the CI in flight
+// stays within concurrency + bisectionConcurrency.
+func (p *planner) startIsolation() Action {
+	q, s := p.q, p.s
+	if !q.Settings.IsolationRuns || !q.StartsRuns() || s.TargetHead == "" || s.Required == nil || s.Required.Unset {
+		return nil
+	}
+	ordered, _, _ := p.layout()
+	for _, e := range ordered {
+		if !needsIsolation(s, e) {
+			continue
+		}
+		if p.sideRunsInFlight() >= max(q.Settings.EffectiveBisectionConcurrency(), 1) {
+			return nil
+		}
+		return StartRun{Unit: []string{e.ID}, Ahead: []string{}, BaseSHA: s.TargetHead, From: s.TargetHead,
+			Merge: []string{e.ID}, Isolation: true}
+	}
+	return nil
+}
+
+// needsIsolation reports whether an admitted entry waits for an isolation run.
+func needsIsolation(s *Snapshot, e *queue.Entry) bool {
+	switch {
+	case e.Direct, e.IsolationPassed, e.IsolationFailures >= MaxIsolationFailures, e.Conflict != nil, e.MergeIntent:
+		return false
+	case e.State != queue.StatePending && e.State != queue.StateTesting && e.State != queue.StatePendingFailure:
+		return false
+	}
+	return s.Run(e.IsolationRunID) == nil
+}
+
+// sideRunsInFlight counts the bisection and isolation runs in progress.
+func (p *planner) sideRunsInFlight() int {
+	n := 0
+	for _, r := range p.s.Runs {
+		if (r.Bisection || r.Isolation) && (r.Status == queue.RunInProgress || r.Status == queue.RunBuilding) {
+			n++
+		}
+	}
+	return n
+}
+
+// isolationVouch decides a lone entry whose chain run failed with every
+// entry ahead of it passed, which would fail it: with isolation runs, while
+// its isolation run is in progress the decision waits for it; if it passed
+// (the PR alone on the target head is fine) the chain failure is treated
+// as a flake and the entry is tested again, once (Entry.FlakeRetried).
+// Nothing merges on that word: the retest must pass like any run.
+func (p *planner) isolationVouch(u unit) Action {
+	e, r := u.entries[0], u.run
+	if !p.q.Settings.IsolationRuns || e.FlakeRetried {
+		return nil
+	}
+	if ir := p.s.Run(e.IsolationRunID); ir != nil && (ir.Status == queue.RunInProgress || ir.Status == queue.RunBuilding) {
+		return p.waitFailed(u, fmt.Sprintf("tests failed (%s); waiting for its isolation run to tell a flake from a broken pull request", r.FailureDetail))
+	}
+	if !e.IsolationPassed {
+		return nil
+	}
+	return Transition{EntryID: e.ID, To: queue.StatePending, Reason: r.FailureReason, ClearRun: true, FlakeRetry: true,
+		Detail: fmt.Sprintf("its tests failed in the queue (%s) but passed alone on %s: treated as a flake, testing again once", r.FailureDetail, p.q.Key.Branch)}
+}

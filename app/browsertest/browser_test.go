@@ -238,9 +238,10 @@ func waitJS(t *testing.T, ctx context.Context, what, cond, explain string) {
 	}
 }
 
-// screenshot saves a PNG of the tab's viewport as name in the directory
-// MQ_SCREENSHOTS names (relative to the module root), when it is set.
-func screenshot(t *testing.T, ctx context.Context, name string) {
+// screenshot saves a PNG of the tab as name in the directory MQ_SCREENSHOTS
+// names (relative to the module root), when it is set: the whole page when
+// full, else the viewport.
+func screenshot(t *testing.T, ctx context.Context, name string, full bool) {
 	t.Helper()
 	dir := os.Getenv("MQ_SCREENSHOTS")
 	if dir == "" {
@@ -249,7 +250,11 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join("..", "..", dir)
 	}
-	png := evaluate(t, ctx, "take a screenshot", chromedp.CaptureScreenshot())
+	shot := chromedp.CaptureScreenshot()
+	if full {
+		shot = chromedp.FullScreenshot(100) // 100: PNG
+	}
+	png := evaluate(t, ctx, "take a screenshot", shot)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatalf("failed to create %s: %v", dir, err)
 	}

@@ -37,6 +37,14 @@ func newReconcilerMetrics() *reconcilerMetrics {
 }
 
 func (m *reconcilerMetrics) register(r *prometheus.Registry) {
+	// Every result and outcome is exposed at 0 from the start, so rate()
+	// and alerts see the series before the first pass or failure.
+	for _, result := range []string{service.PassOK, service.PassTransient, service.PassError} {
+		m.passes.WithLabelValues(result)
+	}
+	for _, outcome := range []string{"retry", "gave_up"} {
+		m.failures.WithLabelValues(outcome)
+	}
 	r.MustRegister(m.passes, m.duration, m.failures)
 }
 

@@ -6,10 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -54,6 +52,7 @@ type Env struct {
 	URL string
 
 	opts    Options
+	ln      *keptListener // the app's socket, open from Start to Close
 	dir     string
 	ownDir  bool
 	cfg     *app.Config
@@ -118,17 +117,20 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 
 // startApp starts an app on the environment's database and fake GitHub.
 func (e *Env) startApp(ctx context.Context) error {
-	addr := e.opts.Addr
-	switch {
-	case e.URL != "":
-		addr = strings.TrimPrefix(e.URL, "http://") // a restart keeps its address
-	case addr == "":
-		addr = "127.0.0.1:0"
+	if e.ln == nil {
+		addr := e.opts.Addr
+		if addr == "" {
+			addr = "127.0.0.1:0"
+		}
+		ln, err := listenKept(addr)
+		if err != nil {
+			return err
+		}
+		e.ln = ln
+	} else if err := e.ln.reopen(); err != nil { // a restart keeps its address
+		return err
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("failed to listen on %s: %w", addr, err)
-	}
+	ln := e.ln
 	e.cfg.Server.PublicURL = "http://" + ln.Addr().String()
 	logger := zerolog.Nop()
 	if e.opts.Logger != nil {
@@ -140,13 +142,13 @@ func (e *Env) startApp(ctx context.Context) error {
 	a, err := app.New(ctx, e.cfg, app.Options{Logger: &logger, GitHubOptions: []githubx.Option{githubx.WithRetryPolicy(policy)},
 		BodyDeadline: e.opts.BodyDeadline})
 	if err != nil {
-		ln.Close()
+		_ = ln.Close()
 		return err
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	if err := a.Start(runCtx); err != nil {
 		cancel()
-		ln.Close()
+		_ = ln.Close()
 		return errors.Join(err, a.Close())
 	}
 	e.app, e.cancel, e.URL = a, cancel, "http://"+ln.Addr().String()
@@ -191,6 +193,10 @@ func (e *Env) RestartApp(ctx context.Context) error {
 func (e *Env) Close() {
 	if err := e.StopApp(); err != nil && e.opts.Logger != nil {
 		e.opts.Logger.Warn().Err(err).Msg("failed to stop the app")
+	}
+	if e.ln != nil {
+		_ = e.ln.release()
+		e.ln = nil
 	}
 	if e.Fake != nil {
 		e.Fake.Close()

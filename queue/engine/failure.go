@@ -107,6 +107,10 @@ func (p *planner) culprit(ahead []*queue.Entry, u unit) Action {
 		}
 		return nil
 	}
+	if len(u.entries) == 1 && st.IsolationRuns && first.IsolationFailures > 0 {
+		// Failed in the queue and alone: two independent failures.
+		return p.fail(first, r.FailureReason, fmt.Sprintf("%s; it also failed alone on %s", r.FailureDetail, p.q.Key.Branch), r.FinishedAt)
+	}
 	if want := st.PendingFailureDepth; finished < want && (running > 0 || p.successorsCanStart(first)) {
 		return p.waitFailed(u, fmt.Sprintf("tests failed (%s); waiting for %d more run(s) behind it before deciding", r.FailureDetail, want-finished))
 	}

@@ -109,6 +109,23 @@ func TestIsolationRuns(t *testing.T) {
 			e1.IsolationPassed = true
 		}, Transition{EntryID: "e1", To: queue.StatePending, Reason: queue.ReasonTestsFailed, ClearRun: true, FlakeRetry: true,
 			Detail: "its tests failed in the queue (" + flakyFailure + ") but passed alone on main: treated as a flake, testing again once"}},
+		{"failing in the queue after failing alone once fails it at once", func(b *builder) {
+			b.s.Queue.Settings.PendingFailureDepth = 1
+			e1 := b.entry(1, queue.StateTesting)
+			r := b.run(e1, queue.RunFailed, "H0")
+			r.FailureReason, r.FailureDetail, r.FinishedAt = queue.ReasonTestsFailed, flakyFailure, t0
+			e1.IsolationFailures = 1
+			b.entry(2, queue.StatePending) // a successor could still start
+		}, Transition{EntryID: "e1", To: queue.StateFailed, Reason: queue.ReasonTestsFailed, ClearRun: true,
+			Detail: flakyFailure + "; it also failed alone on main"}},
+		{"runs wait behind a PR that failed alone once", func(b *builder) {
+			e1 := b.entry(1, queue.StateTesting)
+			b.run(e1, queue.RunInProgress, "H0")
+			e1.IsolationFailures = 1
+			b.isolationRun(e1, queue.RunInProgress, "H0")
+			b.entry(2, queue.StatePending)
+		}, Transition{EntryID: "e2", To: queue.StatePending, Quiet: true,
+			Detail: "waiting until the failure of #1 ahead is decided: a test run now would most likely include its culprit"}},
 		{"a second chain failure fails it", func(b *builder) {
 			e1 := b.entry(1, queue.StateTesting)
 			r := b.run(e1, queue.RunFailed, "H0")

@@ -102,10 +102,6 @@ func (p *planner) heldBehindFailures(units []unit) func(unit) *queue.Entry {
 	var failed []*queue.Entry // first entries of undecided failed units
 	for _, u := range units {
 		switch {
-		case p.q.Settings.IsolationRuns && len(u.entries) == 1 && u.entries[0].IsolationFailures > 0 && u.entries[0].State != queue.StateTestsPassed:
-			// It failed alone once: most likely broken, whatever its
-			// chain run says yet.
-			failed = append(failed, u.entries[0])
 		case u.run == nil:
 		case u.run.Status == queue.RunFailed && len(u.entries) == 1 && !u.run.Bisection && p.q.Settings.CanOptimisticallyMerge:
 			// Optimistic merging bets that a lone failure is a flake a

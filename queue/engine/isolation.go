@@ -108,3 +108,72 @@ func (p *planner) isolationVouch(u unit) Action {
 	return Transition{EntryID: e.ID, To: queue.StatePending, Reason: r.FailureReason, ClearRun: true, FlakeRetry: true,
 		Detail: fmt.Sprintf("its tests failed in the queue (%s) but passed alone on %s: treated as a flake, testing again once", r.FailureDetail, p.q.Key.Branch)}
 }
+
+// awaitsIsolation reports whether an entry must pass its isolation run
+// before a test run of the chain may contain it (Settings.IsolationRuns):
+// it has no chain run yet and no isolation verdict that lets it in. A
+// direct merge, a PR with a merge conflict (it fails on its own) and one
+// being merged do not wait.
+func awaitsIsolation(s *Snapshot, st queue.Settings, e *queue.Entry) bool {
+	if !st.IsolationRuns || e.IsolationPassed || e.IsolationFailures > 0 || e.Direct || e.Conflict != nil || e.MergeIntent || e.RunID != "" {
+		return false
+	}
+	return e.State == queue.StatePending
+}
+
+// heldBehindIsolation returns, for a unit without a run, the entry
+// awaiting its isolation run (awaitsIsolation) that the unit contains or
+// would be tested on top of (nil if none). With isolation runs on, the
+// chain is built of PRs that passed alone: a broken PR leaves after its
+// isolation runs and never fails the runs built on it, so what still
+// fails in the chain is a flake (absorbed by pendingFailureDepth and
+// canOptimisticallyMerge) or an interaction between PRs. The price is one
+// CI duration before a PR joins the chain; when the chain is saturated,
+// the isolation run ends while the PR waits for a slot anyway.
+func (p *planner) heldBehindIsolation(units []unit) func(unit) *queue.Entry {
+	if !p.q.Settings.IsolationRuns {
+		return func(unit) *queue.Entry { return nil }
+	}
+	var waiting []*queue.Entry
+	own := map[string]*queue.Entry{} // unit's first entry → the entry of it that waits
+	for _, u := range units {
+		if u.run != nil {
+			continue
+		}
+		for _, e := range u.entries {
+			if awaitsIsolation(p.s, p.q.Settings, e) {
+				waiting = append(waiting, e)
+				if own[u.entries[0].ID] == nil {
+					own[u.entries[0].ID] = e
+				}
+			}
+		}
+	}
+	if len(waiting) == 0 {
+		return func(unit) *queue.Entry { return nil }
+	}
+	return func(u unit) *queue.Entry {
+		if e := own[u.entries[0].ID]; e != nil {
+			return e
+		}
+		for _, f := range waiting {
+			if u.dependsOn(f.ID) {
+				return f
+			}
+		}
+		return nil
+	}
+}
+
+// isolationHeldDetail tells a user why the entries of u wait although a
+// slot is free: f, in u or ahead of it, has not passed alone yet. The
+// entries behind are not named so that their detail does not change
+// (a store write each) whenever the first waiting PR does.
+func isolationHeldDetail(u unit, f *queue.Entry) string {
+	for _, e := range u.entries {
+		if e.ID == f.ID {
+			return "tested alone on the target branch first: joins the test runs of the queue once that run passed"
+		}
+	}
+	return "waiting for pull requests ahead to pass their isolation runs before joining the test runs of the queue"
+}

@@ -23,6 +23,8 @@ func (b *builder) isolationRun(e *queue.Entry, status queue.RunStatus, base stri
 // once instead of failing; nothing merges on an isolation run's word.
 func TestIsolationRuns(t *testing.T) {
 	const flakyFailure = "required check \"ci\" failed (failure)"
+	const ownIsolationDetail = "tested alone on the target branch first: joins the test runs of the queue once that run passed"
+	const aheadIsolationDetail = "waiting for pull requests ahead to pass their isolation runs before joining the test runs of the queue"
 	tests := []struct {
 		name  string
 		build func(b *builder)
@@ -37,9 +39,51 @@ func TestIsolationRuns(t *testing.T) {
 			e1 := b.entry(1, queue.StateTesting)
 			b.run(e1, queue.RunInProgress, "H0")
 		}, StartRun{Unit: []string{"e1"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1"}, Isolation: true}},
-		{"the chain starts first when a slot is free", func(b *builder) {
+		{"a PR that has not passed alone yet does not join the chain: it says why", func(b *builder) {
 			b.entry(1, queue.StatePending)
+		}, Transition{EntryID: "e1", To: queue.StatePending, Quiet: true, Detail: ownIsolationDetail}},
+		{"it is tested alone first", func(b *builder) {
+			e1 := b.entry(1, queue.StatePending)
+			e1.StateReasonDetail = ownIsolationDetail
+		}, StartRun{Unit: []string{"e1"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1"}, Isolation: true}},
+		{"once it passed alone, it joins the chain", func(b *builder) {
+			e1 := b.entry(1, queue.StatePending)
+			e1.IsolationPassed = true
 		}, StartRun{Unit: []string{"e1"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1"}}},
+		{"a PR that passed alone waits behind one that has not (its run would contain it)", func(b *builder) {
+			e1 := b.entry(1, queue.StatePending)
+			e1.StateReasonDetail = ownIsolationDetail
+			b.isolationRun(e1, queue.RunInProgress, "H0")
+			b.entry(2, queue.StatePending).IsolationPassed = true
+		}, Transition{EntryID: "e2", To: queue.StatePending, Quiet: true, Detail: aheadIsolationDetail}},
+		{"a batch ends before a PR that has not passed alone", func(b *builder) {
+			b.s.Queue.Settings.Batch, b.s.Queue.Settings.BatchingMinSize, b.s.Queue.Settings.BatchingMaxSize = true, 2, 8
+			b.entry(1, queue.StatePending).IsolationPassed = true
+			b.entry(2, queue.StatePending).IsolationPassed = true
+			b.entry(3, queue.StatePending)
+			b.entry(4, queue.StatePending).IsolationPassed = true
+		}, StartRun{Unit: []string{"e1", "e2"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1", "e2"}}},
+		{"a PR that failed alone once joins the chain as a suspect (waiting for its retry would hold everyone behind it)", func(b *builder) {
+			e1 := b.entry(1, queue.StatePending)
+			e1.IsolationFailures = 1
+			b.isolationRun(e1, queue.RunInProgress, "H0")
+		}, StartRun{Unit: []string{"e1"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1"}}},
+		{"a failed batch of PRs that passed alone is bet to be a flake: runs behind it go on", func(b *builder) {
+			b.s.Queue.Settings.PendingFailureDepth, b.s.Queue.Settings.CanOptimisticallyMerge = 1, true
+			b.s.Queue.Settings.Batch, b.s.Queue.Settings.BatchingMinSize, b.s.Queue.Settings.BatchingMaxSize = true, 1, 2
+			e1, e2 := b.entry(1, queue.StatePendingFailure), b.entry(2, queue.StatePendingFailure)
+			e1.IsolationPassed, e2.IsolationPassed = true, true
+			e1.StateReason, e2.StateReason = queue.ReasonTestsFailed, queue.ReasonTestsFailed
+			e1.StateReasonDetail = "tests failed (" + flakyFailure + "); waiting for 1 more run(s) behind it before deciding"
+			e2.StateReasonDetail = e1.StateReasonDetail
+			r := b.run(e1, queue.RunFailed, "H0")
+			r.EntryIDs, r.PRNumbers, r.PRSHAs, e2.RunID = []string{"e1", "e2"}, []int{1, 2}, []string{e1.PRSHA, e2.PRSHA}, r.ID
+			r.FailureReason, r.FailureDetail = queue.ReasonTestsFailed, flakyFailure
+			e3 := b.entry(3, queue.StateTesting)
+			e3.IsolationPassed = true
+			b.run(e3, queue.RunInProgress, "H0", "e1", "e2")
+			b.entry(4, queue.StatePending).IsolationPassed = true
+		}, StartRun{Unit: []string{"e4"}, Ahead: []string{"e1", "e2", "e3"}, BaseSHA: "H0", From: "t-e3", Merge: []string{"e4"}}},
 		{"isolation runs share bisectionConcurrency's slots", func(b *builder) {
 			b.s.Queue.Settings.BisectionConcurrency = 1
 			e1 := b.entry(1, queue.StateTesting)
@@ -123,7 +167,7 @@ func TestIsolationRuns(t *testing.T) {
 			b.run(e1, queue.RunInProgress, "H0")
 			e1.IsolationFailures = 1
 			b.isolationRun(e1, queue.RunInProgress, "H0")
-			b.entry(2, queue.StatePending)
+			b.entry(2, queue.StatePending).IsolationPassed = true
 		}, StartRun{Unit: []string{"e2"}, Ahead: []string{"e1"}, BaseSHA: "H0", From: "t-e1", Merge: []string{"e2"}}},
 		{"a second chain failure fails it", func(b *builder) {
 			e1 := b.entry(1, queue.StateTesting)

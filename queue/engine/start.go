@@ -27,7 +27,13 @@ func (p *planner) start() Action {
 		}
 	}
 	_, _, units := p.layout()
-	held := p.heldBehindFailures(units)
+	heldFailed, heldIso := p.heldBehindFailures(units), p.heldBehindIsolation(units)
+	held := func(u unit) *queue.Entry {
+		if f := heldFailed(u); f != nil {
+			return f
+		}
+		return heldIso(u)
+	}
 	for i, u := range units {
 		if u.run != nil || u.entries[0].State != queue.StatePending {
 			continue
@@ -41,6 +47,9 @@ func (p *planner) start() Action {
 			// "Queued", and a failure can hold dozens of entries: one
 			// GitHub call each, twice, would spend the rate limit).
 			detail := heldDetail(f)
+			if heldFailed(u) == nil {
+				detail = isolationHeldDetail(u, f)
+			}
 			for _, e := range u.entries {
 				if e.StateReasonDetail != detail {
 					return Transition{EntryID: e.ID, To: queue.StatePending, Reason: e.StateReason, Detail: detail, Quiet: true}
@@ -106,6 +115,9 @@ func (p *planner) heldBehindFailures(units []unit) func(unit) *queue.Entry {
 		case u.run.Status == queue.RunFailed && len(u.entries) == 1 && !u.run.Bisection && p.q.Settings.CanOptimisticallyMerge:
 			// Optimistic merging bets that a lone failure is a flake a
 			// successor will vouch for: speculation goes on past it.
+		case u.run.Status == queue.RunFailed && !u.run.Bisection && p.q.Settings.CanOptimisticallyMerge && allPassedAlone(p.q.Settings, u.entries):
+			// So is a batch's whose every PR passed alone (isolation runs):
+			// what fails it is most likely a flake.
 		case u.run.Status == queue.RunFailed && !allVouched(u.entries),
 			u.run.Bisection && u.run.Status != queue.RunSucceeded: // part of a failed batch
 			failed = append(failed, u.entries[0])
@@ -201,4 +213,18 @@ func startRun(s *Snapshot, ahead, unit []*queue.Entry) StartRun {
 	}
 	return StartRun{Unit: ids(unit), Ahead: ids(ahead), BaseSHA: s.TargetHead, From: s.TargetHead,
 		Merge: append(ids(ahead), ids(unit)...)}
+}
+
+// allPassedAlone reports whether, with isolation runs on, every entry
+// passed its isolation run.
+func allPassedAlone(st queue.Settings, es []*queue.Entry) bool {
+	if !st.IsolationRuns {
+		return false
+	}
+	for _, e := range es {
+		if !e.IsolationPassed {
+			return false
+		}
+	}
+	return true
 }

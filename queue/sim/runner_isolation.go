@@ -25,3 +25,19 @@ func WithIsolation(candidates ...OursConfig) []OursConfig {
 	}
 	return out
 }
+
+// isolationCandidates are the isolation-run settings tried on the
+// Chromium-like preset at concurrency k: unbatched, and batched (the chain
+// of PRs that passed alone rarely fails, so batches rarely split) with
+// isolation runs in bisectionConcurrency's slots at k and at 5k/3 (one
+// isolation run per PR needs about as many slots as the chain would
+// unbatched, more with its retries).
+func isolationCandidates(k int) []OursConfig {
+	flakes := OursConfig{Concurrency: k, PendingFailureDepth: 1, CanOptimisticallyMerge: true}
+	batched := func(bis int) OursConfig {
+		c := flakes
+		c.Batch, c.BatchingMinSize, c.BatchingMaxSize, c.BatchingMaxWaitMinutes, c.BisectionConcurrency = true, 2, 8, 5, bis
+		return c
+	}
+	return WithIsolation(flakes, batched(k), batched(k*5/3))
+}

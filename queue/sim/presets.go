@@ -90,7 +90,7 @@ func Presets() []Preset {
 		{Name: "shopify", Description: "Shopify-like: 17 PR/h, 20 min CI, 5 % broken, 2 % flaky",
 			Workload: base(17, 20*time.Minute, 0.05, 0.02), Concurrency: 12, Ours: singleCandidates(12)},
 		{Name: "chromium", Description: "Chromium-like: 40 PR/h, 40 min CI, 8.5 % broken, 5 % flaky",
-			Workload: base(40, 40*time.Minute, 0.085, 0.05), Concurrency: 24, Ours: isolationCandidates(24)},
+			Workload: base(40, 40*time.Minute, 0.085, 0.05), Concurrency: 24, Ours: append(singleCandidates(24), isolationCandidates(24)...)},
 		{Name: "uber", Description: "Uber-like parallel: 300 PR/h, 30 min CI, 10 % broken, no flakes, 64 Zipf(1.1) targets, 2 per PR on average, 7.9 % ALL",
 			// The Oracle peaks at about 165 PRs in the queue; 400 (2.4×) is
 			// unstable.

@@ -63,11 +63,17 @@ func TestIsolationRuns(t *testing.T) {
 			b.entry(3, queue.StatePending)
 			b.entry(4, queue.StatePending).IsolationPassed = true
 		}, StartRun{Unit: []string{"e1", "e2"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1", "e2"}}},
-		{"a PR that failed alone once joins the chain as a suspect (waiting for its retry would hold everyone behind it)", func(b *builder) {
+		{"a PR that failed alone once waits for its retry before joining the chain", func(b *builder) {
 			e1 := b.entry(1, queue.StatePending)
 			e1.IsolationFailures = 1
 			b.isolationRun(e1, queue.RunInProgress, "H0")
-		}, StartRun{Unit: []string{"e1"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1"}}},
+		}, Transition{EntryID: "e1", To: queue.StatePending, Quiet: true, Detail: ownIsolationDetail}},
+		{"a PR that failed alone twice leaves without ever joining the chain", func(b *builder) {
+			e1 := b.entry(1, queue.StatePending)
+			e1.PRCheckedAt = t0
+			e1.IsolationFailures = 2
+		}, Transition{EntryID: "e1", To: queue.StateFailed, Reason: queue.ReasonTestsFailed, ClearRun: true,
+			Detail: "tested alone on main, its tests failed 2 times: it would fail every test run it is part of, so it leaves the queue before it does"}},
 		{"a failed batch of PRs that passed alone is bet to be a flake: runs behind it go on", func(b *builder) {
 			b.s.Queue.Settings.PendingFailureDepth, b.s.Queue.Settings.CanOptimisticallyMerge = 1, true
 			b.s.Queue.Settings.Batch, b.s.Queue.Settings.BatchingMinSize, b.s.Queue.Settings.BatchingMaxSize = true, 1, 2

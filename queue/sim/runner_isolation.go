@@ -1,9 +1,10 @@
 package sim
 
 // Isolation runs (queue setting isolationRuns, issue #11): the engine also
-// tests each admitted PR alone on the target head, beside the speculative
-// chain. A PR failing alone twice leaves before it breaks the chain; one
-// that passed alone has a chain failure retested once instead of failing.
+// tests each admitted PR alone on the target head, and a PR joins the
+// speculative chain only once it passed alone. A PR failing alone twice
+// leaves without ever breaking the chain; one that passed alone has a chain
+// failure retested once instead of failing.
 // Isolation runs are CI runs like any other (the simulated CI runs them,
 // Result.CIRuns counts them) and share bisectionConcurrency's slots.
 

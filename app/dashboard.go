@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -32,7 +34,7 @@ func (a *App) dashboardRoutes(mux *http.ServeMux) {
 func (a *App) dashboard(w http.ResponseWriter, r *http.Request) {
 	repos, err := a.visibleQueues(r.Context(), viewerFrom(r.Context()), nil)
 	if err != nil {
-		a.log.Error().Err(err).Msg("dashboard: failed to read the queues")
+		zerolog.Ctx(r.Context()).Error().Err(err).Msg("dashboard: failed to read the queues")
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
@@ -50,7 +52,7 @@ func (a *App) repoDashboard(w http.ResponseWriter, r *http.Request) {
 	}
 	repos, err := a.visibleQueues(r.Context(), viewerFrom(r.Context()), &repo)
 	if err != nil {
-		a.log.Error().Err(err).Msg("dashboard: failed to read the queues")
+		zerolog.Ctx(r.Context()).Error().Err(err).Msg("dashboard: failed to read the queues")
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
 )
@@ -92,7 +94,7 @@ func (a *App) guard(next http.HandlerFunc) http.HandlerFunc {
 		tok, err := apitoken.Verify(r.Context(), a.store, secret, a.clock())
 		if err != nil {
 			if !isRefusal(err) {
-				a.log.Error().Err(err).Msg("dashboard: failed to verify a token")
+				zerolog.Ctx(r.Context()).Error().Err(err).Msg("dashboard: failed to verify a token")
 				http.Error(w, "internal error", http.StatusInternalServerError)
 				return
 			}
@@ -171,7 +173,7 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 				GitHub: a.dashboardAccess() == DashboardGitHub}})
 		return
 	default:
-		a.log.Error().Err(err).Msg("dashboard: failed to verify a token")
+		zerolog.Ctx(r.Context()).Error().Err(err).Msg("dashboard: failed to verify a token")
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -177,7 +179,7 @@ func (a *App) chartsDashboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		a.log.Error().Err(err).Msg("charts: failed to load the queue")
+		zerolog.Ctx(r.Context()).Error().Err(err).Msg("charts: failed to load the queue")
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
@@ -193,7 +195,7 @@ func (a *App) chartsDashboard(w http.ResponseWriter, r *http.Request) {
 	now := a.clock()
 	data, err := computeCharts(r.Context(), a.store, q, now.Add(-span), now)
 	if err != nil {
-		a.log.Error().Err(err).Msg("charts: failed to compute")
+		zerolog.Ctx(r.Context()).Error().Err(err).Msg("charts: failed to compute")
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/service"
 )
@@ -107,7 +109,7 @@ func (a *App) historyDashboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		a.log.Error().Err(err).Msg("history: failed to load the queue")
+		zerolog.Ctx(r.Context()).Error().Err(err).Msg("history: failed to load the queue")
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
@@ -118,7 +120,7 @@ func (a *App) historyDashboard(w http.ResponseWriter, r *http.Request) {
 	}
 	entries, err := a.store.ListEntries(r.Context(), f.q)
 	if err != nil {
-		a.log.Error().Err(err).Msg("history: failed to list entries")
+		zerolog.Ctx(r.Context()).Error().Err(err).Msg("history: failed to list entries")
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -30,7 +32,7 @@ func (a *App) queuesFragment(w http.ResponseWriter, r *http.Request) {
 	}
 	repos, err := a.visibleQueues(r.Context(), viewerFrom(r.Context()), only)
 	if err != nil {
-		a.log.Error().Err(err).Msg("dashboard: failed to read the queues")
+		zerolog.Ctx(r.Context()).Error().Err(err).Msg("dashboard: failed to read the queues")
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}

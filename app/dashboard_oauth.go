@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -142,19 +144,19 @@ func (a *App) githubCallback(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	token, err := a.exchangeOAuthCode(ctx, q.Get("code"))
 	if err != nil {
-		a.log.Warn().Err(err).Msg("dashboard: GitHub sign-in failed")
+		zerolog.Ctx(r.Context()).Warn().Err(err).Msg("dashboard: GitHub sign-in failed")
 		refuse(http.StatusUnauthorized, "Not signed in: "+err.Error()+".")
 		return
 	}
 	login, err := a.oauthUser(ctx, token)
 	if err != nil {
-		a.log.Warn().Err(err).Msg("dashboard: GitHub sign-in failed")
+		zerolog.Ctx(r.Context()).Warn().Err(err).Msg("dashboard: GitHub sign-in failed")
 		refuse(http.StatusBadGateway, "Not signed in: "+err.Error()+".")
 		return
 	}
 	repos, err := a.readableRepos(ctx, login)
 	if err != nil {
-		a.log.Error().Err(err).Str("login", login).Msg("dashboard: failed to check repository access")
+		zerolog.Ctx(r.Context()).Error().Err(err).Str("login", login).Msg("dashboard: failed to check repository access")
 		refuse(http.StatusBadGateway, "Not signed in: failed to check your access on GitHub; try again.")
 		return
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/engine"
 )
@@ -62,7 +64,7 @@ func (a *App) prPage(w http.ResponseWriter, r *http.Request) (*prView, bool) {
 		return nil, false
 	}
 	fail := func(what string, err error) (*prView, bool) {
-		a.log.Error().Err(err).Msg("PR page: failed to " + what)
+		zerolog.Ctx(r.Context()).Error().Err(err).Msg("PR page: failed to " + what)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return nil, false
 	}

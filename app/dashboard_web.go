@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -114,7 +116,7 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, status int, tmpl *t
 		err = t.ExecuteTemplate(&buf, name, data)
 	}
 	if err != nil {
-		a.log.Error().Err(err).Str("path", r.URL.Path).Msg("dashboard: failed to render")
+		zerolog.Ctx(r.Context()).Error().Err(err).Str("path", r.URL.Path).Msg("dashboard: failed to render")
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}

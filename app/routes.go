@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/rs/zerolog"
 )
 
 // routes mounts every endpoint of SPEC §9, every request body under the
@@ -27,7 +28,7 @@ func (a *App) routes(webhooks, restAPI http.Handler) http.Handler {
 func (a *App) ready(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	if _, err := a.store.ListQueues(r.Context()); err != nil {
-		a.log.Error().Err(err).Msg("readiness check failed")
+		zerolog.Ctx(r.Context()).Error().Err(err).Msg("readiness check failed")
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte("database unavailable\n"))
 		return

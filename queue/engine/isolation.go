@@ -111,27 +111,31 @@ func (p *planner) isolationVouch(u unit) Action {
 
 // awaitsIsolation reports whether an entry must pass its isolation run
 // before a test run of the chain may contain it (Settings.IsolationRuns):
-// it has no chain run yet and has not passed alone (one that failed alone
-// once waits for its retry: letting it in as a suspect cost 0.26 CI runs
-// per merge on the Chromium-like preset for no gain in time-to-merge). A
-// direct merge, a PR with a merge conflict (it fails on its own) and one
-// being merged do not wait.
-func awaitsIsolation(s *Snapshot, st queue.Settings, e *queue.Entry) bool {
-	if !st.IsolationRuns || e.IsolationPassed || e.Direct || e.Conflict != nil || e.MergeIntent || e.RunID != "" {
+// it has not passed alone (one that failed alone once waits for its retry:
+// letting it in as a suspect cost 0.26 CI runs per merge on the
+// Chromium-like preset for no gain in time-to-merge) and has no place in
+// the chain yet (no run, no frozen Position). A direct merge, a PR with a
+// merge conflict (it fails on its own) and one being merged do not wait.
+func awaitsIsolation(st queue.Settings, e *queue.Entry) bool {
+	if !st.IsolationRuns || e.IsolationPassed || e.Direct || e.Conflict != nil || e.MergeIntent || e.RunID != "" || e.Position > 0 {
 		return false
 	}
 	return e.State == queue.StatePending
 }
 
 // heldBehindIsolation returns, for a unit without a run, the entry
-// awaiting its isolation run (awaitsIsolation) that the unit contains or
-// would be tested on top of (nil if none). With isolation runs on, the
-// chain is built of PRs that passed alone: a broken PR leaves after its
-// isolation runs and never fails the runs built on it, so what still
-// fails in the chain is a flake (absorbed by pendingFailureDepth and
-// canOptimisticallyMerge) or an interaction between PRs. The price is one
-// CI duration before a PR joins the chain; when the chain is saturated,
-// the isolation run ends while the PR waits for a slot anyway.
+// awaiting its isolation run (awaitsIsolation) that keeps it out of the
+// chain (nil if none). With isolation runs on, the chain is built of PRs
+// that passed alone: a broken PR leaves after its isolation runs and never
+// fails the runs built on it, so what still fails in the chain is a flake
+// (absorbed by pendingFailureDepth and canOptimisticallyMerge) or an
+// interaction between PRs.
+//
+// In single mode only the unit's own entries keep it out: a PR that passed
+// alone joins the chain past the PRs ahead of it still tested alone (its
+// run leaves them out, and its frozen Position puts it ahead of them), so
+// the chain is in the order PRs passed alone. In parallel mode a unit also
+// waits for the PRs it depends on.
 func (p *planner) heldBehindIsolation(units []unit) func(unit) *queue.Entry {
 	if !p.q.Settings.IsolationRuns {
 		return func(unit) *queue.Entry { return nil }
@@ -143,7 +147,7 @@ func (p *planner) heldBehindIsolation(units []unit) func(unit) *queue.Entry {
 			continue
 		}
 		for _, e := range u.entries {
-			if awaitsIsolation(p.s, p.q.Settings, e) {
+			if awaitsIsolation(p.q.Settings, e) {
 				waiting = append(waiting, e)
 				if own[u.entries[0].ID] == nil {
 					own[u.entries[0].ID] = e
@@ -154,9 +158,13 @@ func (p *planner) heldBehindIsolation(units []unit) func(unit) *queue.Entry {
 	if len(waiting) == 0 {
 		return func(unit) *queue.Entry { return nil }
 	}
+	parallel := p.s.Parallel()
 	return func(u unit) *queue.Entry {
 		if e := own[u.entries[0].ID]; e != nil {
 			return e
+		}
+		if !parallel {
+			return nil
 		}
 		for _, f := range waiting {
 			if u.dependsOn(f.ID) {
@@ -165,6 +173,36 @@ func (p *planner) heldBehindIsolation(units []unit) func(unit) *queue.Entry {
 		}
 		return nil
 	}
+}
+
+// withoutAwaiting drops from the entries ahead of a unit, in single mode,
+// those that await their isolation run: the unit joins the chain past them.
+func (p *planner) withoutAwaiting(ahead []*queue.Entry) []*queue.Entry {
+	if !p.q.Settings.IsolationRuns || p.s.Parallel() {
+		return ahead
+	}
+	out := ahead[:0:0]
+	for _, e := range ahead {
+		if !awaitsIsolation(p.q.Settings, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// skipsAwaiting reports whether a batch, in single mode with isolation
+// runs, goes on past unit u that awaits its isolation run (its members
+// join the chain ahead of it).
+func (p *planner) skipsAwaiting(u unit) bool {
+	if !p.q.Settings.IsolationRuns || p.s.Parallel() || u.run != nil {
+		return false
+	}
+	for _, e := range u.entries {
+		if awaitsIsolation(p.q.Settings, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // isolationHeldDetail tells a user why the entries of u wait although a

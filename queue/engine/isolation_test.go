@@ -24,7 +24,6 @@ func (b *builder) isolationRun(e *queue.Entry, status queue.RunStatus, base stri
 func TestIsolationRuns(t *testing.T) {
 	const flakyFailure = "required check \"ci\" failed (failure)"
 	const ownIsolationDetail = "tested alone on the target branch first: joins the test runs of the queue once that run passed"
-	const aheadIsolationDetail = "waiting for pull requests ahead to pass their isolation runs before joining the test runs of the queue"
 	tests := []struct {
 		name  string
 		build func(b *builder)
@@ -50,19 +49,36 @@ func TestIsolationRuns(t *testing.T) {
 			e1 := b.entry(1, queue.StatePending)
 			e1.IsolationPassed = true
 		}, StartRun{Unit: []string{"e1"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1"}}},
-		{"a PR that passed alone waits behind one that has not (its run would contain it)", func(b *builder) {
+		{"a PR that passed alone joins the chain past one still tested alone (its run leaves it out)", func(b *builder) {
 			e1 := b.entry(1, queue.StatePending)
 			e1.StateReasonDetail = ownIsolationDetail
 			b.isolationRun(e1, queue.RunInProgress, "H0")
 			b.entry(2, queue.StatePending).IsolationPassed = true
-		}, Transition{EntryID: "e2", To: queue.StatePending, Quiet: true, Detail: aheadIsolationDetail}},
-		{"a batch ends before a PR that has not passed alone", func(b *builder) {
+		}, StartRun{Unit: []string{"e2"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e2"}}},
+		{"a batch goes on past a PR still tested alone", func(b *builder) {
 			b.s.Queue.Settings.Batch, b.s.Queue.Settings.BatchingMinSize, b.s.Queue.Settings.BatchingMaxSize = true, 2, 8
 			b.entry(1, queue.StatePending).IsolationPassed = true
 			b.entry(2, queue.StatePending).IsolationPassed = true
-			b.entry(3, queue.StatePending)
+			e3 := b.entry(3, queue.StatePending)
+			e3.StateReasonDetail = ownIsolationDetail
+			b.isolationRun(e3, queue.RunInProgress, "H0")
 			b.entry(4, queue.StatePending).IsolationPassed = true
-		}, StartRun{Unit: []string{"e1", "e2"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1", "e2"}}},
+		}, StartRun{Unit: []string{"e1", "e2", "e4"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e1", "e2", "e4"}}},
+		{"an urgent PR still tested alone pre-empts nobody", func(b *builder) {
+			e1 := b.entry(1, queue.StateTesting)
+			e1.Position, e1.IsolationPassed = 1, true
+			b.run(e1, queue.RunInProgress, "H0")
+			e2 := b.entry(2, queue.StatePending)
+			e2.PriorityValue, e2.StateReasonDetail = queue.PriorityUrgent, ownIsolationDetail
+		}, StartRun{Unit: []string{"e2"}, Ahead: []string{}, BaseSHA: "H0", From: "H0", Merge: []string{"e2"}, Isolation: true}},
+		{"once it passed alone it pre-empts", func(b *builder) {
+			e1 := b.entry(1, queue.StateTesting)
+			e1.Position, e1.IsolationPassed = 1, true
+			b.run(e1, queue.RunInProgress, "H0")
+			e2 := b.entry(2, queue.StatePending)
+			e2.PriorityValue, e2.IsolationPassed = queue.PriorityUrgent, true
+		}, Transition{EntryID: "e1", To: queue.StatePending, Reason: queue.ReasonRestartedPreempted, ClearRun: true,
+			Detail: "the urgent #2 goes first; testing again behind it"}},
 		{"a PR that failed alone once waits for its retry before joining the chain", func(b *builder) {
 			e1 := b.entry(1, queue.StatePending)
 			e1.IsolationFailures = 1

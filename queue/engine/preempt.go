@@ -13,7 +13,9 @@ func (p *planner) preempt() Action {
 	var urgent *queue.Entry
 	ordered, chain, _ := p.layout()
 	for _, e := range chain { // an urgent entry waiting on a conflict pre-empts nobody
-		if e.Position == 0 && e.PriorityValue == queue.PriorityUrgent && e.State == queue.StatePending {
+		// One still tested alone (isolation runs) is not in the chain yet:
+		// it pre-empts once it passed alone.
+		if e.Position == 0 && e.PriorityValue == queue.PriorityUrgent && e.State == queue.StatePending && !awaitsIsolation(p.q.Settings, e) {
 			urgent = e
 			break
 		}

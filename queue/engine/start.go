@@ -65,7 +65,7 @@ func (p *planner) start() Action {
 		if batch == nil {
 			return nil // a batch is filling up: nothing behind it starts first
 		}
-		ahead := u.aheadEntries()
+		ahead := p.withoutAwaiting(u.aheadEntries())
 		if s.Parallel() {
 			// A batch's dependencies are its members' (SPEC §5.5).
 			ahead = batchAhead(units[i : i+len(batch)])
@@ -178,6 +178,9 @@ func (p *planner) batch(rest []unit, held func(unit) *queue.Entry) []*queue.Entr
 	oldest := first.AdmittedAt
 	for _, u := range rest[1:] {
 		e := u.entries[0]
+		if p.skipsAwaiting(u) {
+			continue
+		}
 		if len(out) >= st.EffectiveBatchingMaxSize() || u.run != nil || e.State != queue.StatePending ||
 			e.NoBatch || e.PriorityValue != first.PriorityValue || held(u) != nil {
 			break

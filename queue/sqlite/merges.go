@@ -45,19 +45,7 @@ func (o *ops) AddMerge(ctx context.Context, m queue.MergeRecord) error {
 // ListMerges returns the queue's merge log in the order it was appended,
 // limited to the last limit records (0 or less = all).
 func (o *ops) ListMerges(ctx context.Context, queueID int64, limit int) ([]queue.MergeRecord, error) {
-	rows, err := o.rd.QueryContext(ctx, mergeTail, queueID, sqlLimit(limit))
-	if err != nil {
-		return nil, fmt.Errorf("failed to list merges of queue %d: %w", queueID, err)
-	}
-	out, err := collect(rows, func(sc interface{ Scan(...any) error }) (queue.MergeRecord, error) {
-		var m queue.MergeRecord
-		err := sc.Scan(columnDests(mergeColumns(&m))...)
-		return m, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("failed to list merges of queue %d: %w", queueID, err)
-	}
-	return out, nil
+	return o.queryMerges(ctx, queueID, mergeTail, queueID, sqlLimit(limit))
 }
 
 // ListMergesFrom returns the queue's merge log from its oldest record
@@ -73,7 +61,12 @@ func (o *ops) ListMergesFrom(ctx context.Context, queueID int64, befores []strin
 		args = append(args, b)
 	}
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(befores)), ", ")
-	rows, err := o.rd.QueryContext(ctx, fmt.Sprintf(mergeFrom, marks), args...)
+	return o.queryMerges(ctx, queueID, fmt.Sprintf(mergeFrom, marks), args...)
+}
+
+// queryMerges runs a query selecting merge records of queue queueID.
+func (o *ops) queryMerges(ctx context.Context, queueID int64, query string, args ...any) ([]queue.MergeRecord, error) {
+	rows, err := o.rd.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list merges of queue %d: %w", queueID, err)
 	}

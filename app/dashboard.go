@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 
@@ -34,8 +35,7 @@ func (a *App) dashboardRoutes(mux *http.ServeMux) {
 func (a *App) dashboard(w http.ResponseWriter, r *http.Request) {
 	repos, err := a.visibleQueues(r.Context(), viewerFrom(r.Context()), nil)
 	if err != nil {
-		zerolog.Ctx(r.Context()).Error().Err(err).Msg("dashboard: failed to read the queues")
-		http.Error(w, "internal error", http.StatusInternalServerError)
+		internalError(w, r, "dashboard: failed to read the queues", err)
 		return
 	}
 	a.render(w, r, http.StatusOK, homeTmpl, "layout", pageData{Title: "Merge queues",
@@ -52,8 +52,7 @@ func (a *App) repoDashboard(w http.ResponseWriter, r *http.Request) {
 	}
 	repos, err := a.visibleQueues(r.Context(), viewerFrom(r.Context()), &repo)
 	if err != nil {
-		zerolog.Ctx(r.Context()).Error().Err(err).Msg("dashboard: failed to read the queues")
-		http.Error(w, "internal error", http.StatusInternalServerError)
+		internalError(w, r, "dashboard: failed to read the queues", err)
 		return
 	}
 	if len(repos) == 0 {
@@ -66,20 +65,43 @@ func (a *App) repoDashboard(w http.ResponseWriter, r *http.Request) {
 
 // pathRepo reads {owner}/{repo} of the path on the configured host.
 func (a *App) pathRepo(r *http.Request) (queue.Repo, bool) {
+	return a.repoNamed(r.PathValue("owner"), r.PathValue("repo"))
+}
+
+// repoNamed is owner/name on the configured host (github.com when unset),
+// and whether that is a valid repository.
+func (a *App) repoNamed(owner, name string) (queue.Repo, bool) {
 	host := "github.com"
 	if a.cfg != nil && a.cfg.GitHub.Host != "" {
 		host = a.cfg.GitHub.Host
 	}
-	repo := queue.Repo{Host: host, Owner: r.PathValue("owner"), Name: r.PathValue("repo")}
+	repo := queue.Repo{Host: host, Owner: owner, Name: name}
 	return repo, repo.Validate() == nil
 }
 
-// visibleQueue finds the queue of repo named by the branch parameter, if the
-// viewer may read it.
-func (a *App) visibleQueue(r *http.Request) (*queue.Queue, error) {
+// pageQueue finds the queue of the path's repository named by the branch
+// parameter, if the viewer may read it, or answers 404 (500 on a store
+// failure, logged under page) itself.
+func (a *App) pageQueue(w http.ResponseWriter, r *http.Request, page string) (*queue.Queue, bool) {
 	repo, ok := a.pathRepo(r)
 	if !ok || !viewerFrom(r.Context()).Allows(repo) {
-		return nil, queue.ErrNotFound
+		http.Error(w, "not found: no such queue (?branch=)", http.StatusNotFound)
+		return nil, false
 	}
-	return a.store.GetQueue(r.Context(), queue.QueueKey{Repo: repo, Branch: r.URL.Query().Get("branch")})
+	q, err := a.store.GetQueue(r.Context(), queue.QueueKey{Repo: repo, Branch: r.URL.Query().Get("branch")})
+	if errors.Is(err, queue.ErrNotFound) {
+		http.Error(w, "not found: no such queue (?branch=)", http.StatusNotFound)
+		return nil, false
+	}
+	if err != nil {
+		internalError(w, r, page+": failed to load the queue", err)
+		return nil, false
+	}
+	return q, true
+}
+
+// internalError logs err under msg and answers 500 without details.
+func internalError(w http.ResponseWriter, r *http.Request, msg string, err error) {
+	zerolog.Ctx(r.Context()).Error().Err(err).Msg(msg)
+	http.Error(w, "internal error", http.StatusInternalServerError)
 }

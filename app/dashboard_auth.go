@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
 )
@@ -94,8 +92,7 @@ func (a *App) guard(next http.HandlerFunc) http.HandlerFunc {
 		tok, err := apitoken.Verify(r.Context(), a.store, secret, a.clock())
 		if err != nil {
 			if !isRefusal(err) {
-				zerolog.Ctx(r.Context()).Error().Err(err).Msg("dashboard: failed to verify a token")
-				http.Error(w, "internal error", http.StatusInternalServerError)
+				internalError(w, r, "dashboard: failed to verify a token", err)
 				return
 			}
 			if strings.HasPrefix(r.URL.Path, "/fragments/") || !fromCookie && secret != "" {
@@ -173,8 +170,7 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 				GitHub: a.dashboardAccess() == DashboardGitHub}})
 		return
 	default:
-		zerolog.Ctx(r.Context()).Error().Err(err).Msg("dashboard: failed to verify a token")
-		http.Error(w, "internal error", http.StatusInternalServerError)
+		internalError(w, r, "dashboard: failed to verify a token", err)
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: dashboardCookie, Value: secret, Path: "/", MaxAge: int(dashboardCookieAge.Seconds()),

@@ -2,14 +2,11 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"sort"
 	"time"
-
-	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/queue"
 )
@@ -173,14 +170,8 @@ type chartsView struct {
 // or 168h; default 24h), as server-rendered inline SVG with the figures
 // in a table beside.
 func (a *App) chartsDashboard(w http.ResponseWriter, r *http.Request) {
-	q, err := a.visibleQueue(r)
-	if errors.Is(err, queue.ErrNotFound) {
-		http.Error(w, "not found: no such queue (?branch=)", http.StatusNotFound)
-		return
-	}
-	if err != nil {
-		zerolog.Ctx(r.Context()).Error().Err(err).Msg("charts: failed to load the queue")
-		http.Error(w, "internal error", http.StatusInternalServerError)
+	q, ok := a.pageQueue(w, r, "charts")
+	if !ok {
 		return
 	}
 	span := chartRanges[0]
@@ -195,8 +186,7 @@ func (a *App) chartsDashboard(w http.ResponseWriter, r *http.Request) {
 	now := a.clock()
 	data, err := computeCharts(r.Context(), a.store, q, now.Add(-span), now)
 	if err != nil {
-		zerolog.Ctx(r.Context()).Error().Err(err).Msg("charts: failed to compute")
-		http.Error(w, "internal error", http.StatusInternalServerError)
+		internalError(w, r, "charts: failed to compute", err)
 		return
 	}
 	v := chartsView{Queue: q, Data: data, Range: span, Ranges: chartRanges,

@@ -1,14 +1,11 @@
 package app
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/service"
@@ -103,14 +100,8 @@ func parseFilterTime(name, s string) (time.Time, error) {
 // kept for good; each links to its PR's timeline. Bad filters answer 400
 // saying which.
 func (a *App) historyDashboard(w http.ResponseWriter, r *http.Request) {
-	q, err := a.visibleQueue(r)
-	if errors.Is(err, queue.ErrNotFound) {
-		http.Error(w, "not found: no such queue (?branch=)", http.StatusNotFound)
-		return
-	}
-	if err != nil {
-		zerolog.Ctx(r.Context()).Error().Err(err).Msg("history: failed to load the queue")
-		http.Error(w, "internal error", http.StatusInternalServerError)
+	q, ok := a.pageQueue(w, r, "history")
+	if !ok {
 		return
 	}
 	f, err := parseHistoryFilter(r.URL.Query(), q.ID)
@@ -120,8 +111,7 @@ func (a *App) historyDashboard(w http.ResponseWriter, r *http.Request) {
 	}
 	entries, err := a.store.ListEntries(r.Context(), f.q)
 	if err != nil {
-		zerolog.Ctx(r.Context()).Error().Err(err).Msg("history: failed to list entries")
-		http.Error(w, "internal error", http.StatusInternalServerError)
+		internalError(w, r, "history: failed to list entries", err)
 		return
 	}
 	repo, gh, now := q.Key.Repo, a.links(q.Key.Repo), a.clock()

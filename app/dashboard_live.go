@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/rs/zerolog"
-
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -20,11 +18,8 @@ func (a *App) queuesFragment(w http.ResponseWriter, r *http.Request) {
 	var only *queue.Repo
 	if full := r.URL.Query().Get("repo"); full != "" {
 		owner, name, _ := strings.Cut(full, "/")
-		repo := queue.Repo{Host: "github.com", Owner: owner, Name: name}
-		if a.cfg != nil && a.cfg.GitHub.Host != "" {
-			repo.Host = a.cfg.GitHub.Host
-		}
-		if repo.Validate() != nil {
+		repo, ok := a.repoNamed(owner, name)
+		if !ok {
 			http.Error(w, "repo: "+full+" is not owner/name", http.StatusBadRequest)
 			return
 		}
@@ -32,8 +27,7 @@ func (a *App) queuesFragment(w http.ResponseWriter, r *http.Request) {
 	}
 	repos, err := a.visibleQueues(r.Context(), viewerFrom(r.Context()), only)
 	if err != nil {
-		zerolog.Ctx(r.Context()).Error().Err(err).Msg("dashboard: failed to read the queues")
-		http.Error(w, "internal error", http.StatusInternalServerError)
+		internalError(w, r, "dashboard: failed to read the queues", err)
 		return
 	}
 	a.renderFragment(w, r, homeTmpl, "queues", map[string]any{"Repos": repos})

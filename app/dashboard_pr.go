@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/engine"
 )
@@ -64,8 +62,7 @@ func (a *App) prPage(w http.ResponseWriter, r *http.Request) (*prView, bool) {
 		return nil, false
 	}
 	fail := func(what string, err error) (*prView, bool) {
-		zerolog.Ctx(r.Context()).Error().Err(err).Msg("PR page: failed to " + what)
-		http.Error(w, "internal error", http.StatusInternalServerError)
+		internalError(w, r, "PR page: failed to "+what, err)
 		return nil, false
 	}
 	queues, err := a.store.ListQueues(ctx)

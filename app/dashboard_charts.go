@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/mergequeue/mq/queue"
@@ -131,27 +130,27 @@ func computeCharts(ctx context.Context, store queue.Store, q *queue.Queue, from,
 	var allWait, allTest []time.Duration
 	for i := range d.Hours {
 		h := &d.Hours[i]
-		slices.Sort(depths[i])
-		slices.Sort(waits[i])
-		slices.Sort(tests[i])
-		h.DepthP50, h.DepthP90, h.DepthMax = percentile(depths[i], 50), percentile(depths[i], 90), percentile(depths[i], 100)
-		h.WaitP50, h.WaitP90 = percentile(waits[i], 50), percentile(waits[i], 90)
-		h.TestP50, h.TestP90 = percentile(tests[i], 50), percentile(tests[i], 90)
+		h.setPercentiles(depths[i], waits[i], tests[i])
 		d.Total.Merges += h.Merges
 		d.Total.Failures += h.Failures
 		allDepth = append(allDepth, depths[i]...)
 		allWait = append(allWait, waits[i]...)
 		allTest = append(allTest, tests[i]...)
 	}
-	sort.Ints(allDepth)
-	slices.Sort(allWait)
-	slices.Sort(allTest)
-	t := &d.Total
-	t.Start = from
-	t.DepthP50, t.DepthP90, t.DepthMax = percentile(allDepth, 50), percentile(allDepth, 90), percentile(allDepth, 100)
-	t.WaitP50, t.WaitP90 = percentile(allWait, 50), percentile(allWait, 90)
-	t.TestP50, t.TestP90 = percentile(allTest, 50), percentile(allTest, 90)
+	d.Total.Start = from
+	d.Total.setPercentiles(allDepth, allWait, allTest)
 	return d, nil
+}
+
+// setPercentiles sorts the depth samples, times to merge and test times
+// (in place) and sets h's percentiles of them.
+func (h *hourStats) setPercentiles(depths []int, waits, tests []time.Duration) {
+	slices.Sort(depths)
+	slices.Sort(waits)
+	slices.Sort(tests)
+	h.DepthP50, h.DepthP90, h.DepthMax = percentile(depths, 50), percentile(depths, 90), percentile(depths, 100)
+	h.WaitP50, h.WaitP90 = percentile(waits, 50), percentile(waits, 90)
+	h.TestP50, h.TestP90 = percentile(tests, 50), percentile(tests, 90)
 }
 
 type chartsView struct {

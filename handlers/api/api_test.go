@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mergequeue/mq/handlers/api/apitoken/apitokentest"
 )
 
 func TestMethodNotAllowed(t *testing.T) {
@@ -96,8 +98,8 @@ func TestPanicIsGeneric500(t *testing.T) {
 
 func TestMountedBehindStripPrefix(t *testing.T) {
 	t.Parallel()
-	tokens := newFakeTokens()
-	tokens.add("s", tokensFixture())
+	tokens := apitokentest.NewStore()
+	tokens.Add("s", tokensFixture())
 	svc := &fakeService{}
 	srv := httptest.NewServer(http.StripPrefix("/v1", New(svc, tokens, Options{Now: func() time.Time { return testNow }})))
 	defer srv.Close()
@@ -118,8 +120,8 @@ func TestMountedBehindStripPrefix(t *testing.T) {
 
 func TestOtherConfiguredHost(t *testing.T) {
 	t.Parallel()
-	tokens := newFakeTokens()
-	tokens.add("s", tokensFixture())
+	tokens := apitokentest.NewStore()
+	tokens.Add("s", tokensFixture())
 	svc := &fakeService{}
 	handler := New(svc, tokens, Options{Host: "ghe.example.com", Now: func() time.Time { return testNow }})
 	send := func(host string) int {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/handlers/api/apitoken"
+	"github.com/mergequeue/mq/handlers/api/apitoken/apitokentest"
 )
 
 func TestAuthentication(t *testing.T) {
@@ -60,15 +61,15 @@ func TestEmptyTokenHeaderIsMissing(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("status = %d, want 401", resp.StatusCode)
 	}
-	if h.tokens.lookupCount() != 0 {
-		t.Errorf("empty token looked up %d times", h.tokens.lookupCount())
+	if h.tokens.Lookups() != 0 {
+		t.Errorf("empty token looked up %d times", h.tokens.Lookups())
 	}
 }
 
 func TestAuthenticationStoreFailureIs500(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.tokens.configure(func(f *fakeTokens) { f.err = errors.New("database is locked") })
+	h.tokens.Configure(func(f *apitokentest.Store) { f.Err = errors.New("database is locked") })
 	r := h.post("getQueue", body())
 	wantError(t, r, http.StatusInternalServerError)
 	if strings.TrimSpace(r.body) != "internal error" {
@@ -83,8 +84,8 @@ func TestAuthenticationRejectsHashMismatch(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	// A store that answers with a token whose hash is not the request's.
-	h.tokens.configure(func(f *fakeTokens) {
-		f.override = &apitoken.Token{ID: "x", Name: "x", Hash: apitoken.Hash("other")}
+	h.tokens.Configure(func(f *apitokentest.Store) {
+		f.Override = &apitoken.Token{ID: "x", Name: "x", Hash: apitoken.Hash("other")}
 	})
 	wantError(t, h.post("getQueue", body()), http.StatusUnauthorized, "invalid API token")
 }
@@ -166,7 +167,7 @@ func TestTokenNeverLogged(t *testing.T) {
 // An issued secret authenticates through the API, within its scope only.
 func TestIssuedTokenAuthenticates(t *testing.T) {
 	t.Parallel()
-	store := newFakeTokens()
+	store := apitokentest.NewStore()
 	secret, _, err := apitoken.Issue(context.Background(), store, "ci", []string{"octo/widgets"}, []string{"acme"}, 24*time.Hour, testNow)
 	if err != nil {
 		t.Fatalf("Issue: %v", err)

@@ -2,91 +2,11 @@ package api
 
 import (
 	"context"
-	"encoding/hex"
 	"sync"
-	"time"
 
 	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
 )
-
-// fakeTokens is an in-memory apitoken.Store.
-type fakeTokens struct {
-	mu     sync.Mutex
-	byHash map[string]apitoken.Token
-	// err, when set, fails every call.
-	err error
-	// override, when set, is returned by TokenByHash whatever the hash.
-	override *apitoken.Token
-	lookups  int
-}
-
-func newFakeTokens() *fakeTokens { return &fakeTokens{byHash: map[string]apitoken.Token{}} }
-
-func (f *fakeTokens) CreateToken(_ context.Context, t apitoken.Token) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.err != nil {
-		return f.err
-	}
-	f.byHash[hex.EncodeToString(t.Hash)] = t
-	return nil
-}
-
-func (f *fakeTokens) TokenByHash(_ context.Context, hash []byte) (*apitoken.Token, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.lookups++
-	if f.err != nil {
-		return nil, f.err
-	}
-	if f.override != nil {
-		t := *f.override
-		return &t, nil
-	}
-	t, ok := f.byHash[hex.EncodeToString(hash)]
-	if !ok {
-		return nil, queue.ErrNotFound
-	}
-	return &t, nil
-}
-
-func (f *fakeTokens) ListTokens(context.Context) ([]apitoken.Token, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.err != nil {
-		return nil, f.err
-	}
-	out := make([]apitoken.Token, 0, len(f.byHash))
-	for _, t := range f.byHash {
-		out = append(out, t)
-	}
-	return out, nil
-}
-
-func (f *fakeTokens) RevokeToken(_ context.Context, idOrName string, at time.Time) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for k, t := range f.byHash {
-		if t.ID == idOrName || t.Name == idOrName {
-			t.RevokedAt = at
-			f.byHash[k] = t
-			return nil
-		}
-	}
-	return queue.ErrNotFound
-}
-
-// add stores a token for secret.
-func (f *fakeTokens) add(secret string, t apitoken.Token) {
-	t.Hash = apitoken.Hash(secret)
-	if t.ID == "" {
-		t.ID = "id-" + t.Name
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.byHash[hex.EncodeToString(t.Hash)] = t
-}
 
 // cancelCall records one Cancel.
 type cancelCall struct {
@@ -224,19 +144,6 @@ func (f *fakeService) calls() serviceCalls {
 		cancels:       append([]cancelCall(nil), f.cancels...),
 		submittedKeys: append([]queue.QueueKey(nil), f.submittedKeys...),
 	}
-}
-
-// configure changes the fake's behaviour under its lock.
-func (f *fakeTokens) configure(fn func(f *fakeTokens)) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	fn(f)
-}
-
-func (f *fakeTokens) lookupCount() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.lookups
 }
 
 // tokensFixture is an unscoped, live token.

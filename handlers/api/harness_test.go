@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/handlers/api/apitoken"
+	"github.com/mergequeue/mq/handlers/api/apitoken/apitokentest"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -35,7 +36,7 @@ var testNow = time.Date(2026, 7, 23, 1, 32, 50, 0, time.UTC)
 type harness struct {
 	t      *testing.T
 	svc    *fakeService
-	tokens *fakeTokens
+	tokens *apitokentest.Store
 	srv    *httptest.Server
 	logs   *syncBuffer
 }
@@ -59,13 +60,13 @@ func (s *syncBuffer) String() string {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	h := &harness{t: t, svc: &fakeService{}, tokens: newFakeTokens(), logs: &syncBuffer{}}
-	h.tokens.add(secretAll, apitoken.Token{Name: "all"})
-	h.tokens.add(secretRepo, apitoken.Token{Name: "repo", Repos: []string{"Octo/Widgets"}})
-	h.tokens.add(secretOwner, apitoken.Token{Name: "owner", Owners: []string{"ACME"}})
-	h.tokens.add(secretExpired, apitoken.Token{Name: "expired", ExpiresAt: testNow})
-	h.tokens.add(secretRevoked, apitoken.Token{Name: "revoked", RevokedAt: testNow.Add(-time.Hour)})
-	h.tokens.add(secretFuture, apitoken.Token{Name: "future", ExpiresAt: testNow.Add(time.Millisecond)})
+	h := &harness{t: t, svc: &fakeService{}, tokens: apitokentest.NewStore(), logs: &syncBuffer{}}
+	h.tokens.Add(secretAll, apitoken.Token{Name: "all"})
+	h.tokens.Add(secretRepo, apitoken.Token{Name: "repo", Repos: []string{"Octo/Widgets"}})
+	h.tokens.Add(secretOwner, apitoken.Token{Name: "owner", Owners: []string{"ACME"}})
+	h.tokens.Add(secretExpired, apitoken.Token{Name: "expired", ExpiresAt: testNow})
+	h.tokens.Add(secretRevoked, apitoken.Token{Name: "revoked", RevokedAt: testNow.Add(-time.Hour)})
+	h.tokens.Add(secretFuture, apitoken.Token{Name: "future", ExpiresAt: testNow.Add(time.Millisecond)})
 	handler := New(h.svc, h.tokens, Options{
 		Now:    func() time.Time { return testNow },
 		Logger: zerolog.New(h.logs).Level(zerolog.DebugLevel),

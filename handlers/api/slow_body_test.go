@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/handlers/api/apitoken"
+	"github.com/mergequeue/mq/handlers/api/apitoken/apitokentest"
 	"github.com/mergequeue/mq/handlers/bodydeadline"
 )
 
@@ -22,8 +23,8 @@ import (
 // operation started reading it, and the operation never runs.
 func TestSlowBodyIs408(t *testing.T) {
 	t.Parallel()
-	svc, tokens := &fakeService{}, newFakeTokens()
-	tokens.add(secretAll, apitoken.Token{Name: "all"})
+	svc, tokens := &fakeService{}, apitokentest.NewStore()
+	tokens.Add(secretAll, apitoken.Token{Name: "all"})
 	policy := bodydeadline.Policy{Grace: 150 * time.Millisecond, MinRate: 8 << 10}
 	srv := httptest.NewServer(policy.Handler(New(svc, tokens, Options{Logger: zerolog.Nop()})))
 	defer srv.Close()

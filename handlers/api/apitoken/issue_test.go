@@ -1,4 +1,4 @@
-package apitoken
+package apitoken_test
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/mergequeue/mq/handlers/api/apitoken"
+	"github.com/mergequeue/mq/handlers/api/apitoken/apitokentest"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -20,8 +22,8 @@ var secretPattern = regexp.MustCompile(`^mq_[a-z2-7]{52}$`)
 
 func TestIssue(t *testing.T) {
 	t.Parallel()
-	store := newFakeTokens()
-	secret, tok, err := Issue(context.Background(), store, " ci ", []string{"octo/widgets"}, []string{"acme"}, 24*time.Hour, testNow)
+	store := apitokentest.NewStore()
+	secret, tok, err := apitoken.Issue(context.Background(), store, " ci ", []string{"octo/widgets"}, []string{"acme"}, 24*time.Hour, testNow)
 	if err != nil {
 		t.Fatalf("Issue: %v", err)
 	}
@@ -31,17 +33,17 @@ func TestIssue(t *testing.T) {
 	if _, err := uuid.Parse(tok.ID); err != nil {
 		t.Errorf("ID %q is not a UUID: %v", tok.ID, err)
 	}
-	if !bytes.Equal(tok.Hash, Hash(secret)) {
+	if !bytes.Equal(tok.Hash, apitoken.Hash(secret)) {
 		t.Error("Hash is not the SHA-256 of the secret")
 	}
 	if tok.Name != "ci" || !tok.CreatedAt.Equal(testNow) || !tok.ExpiresAt.Equal(testNow.Add(24*time.Hour)) {
 		t.Errorf("token = %+v", tok)
 	}
-	stored, err := store.TokenByHash(context.Background(), Hash(secret))
+	stored, err := store.TokenByHash(context.Background(), apitoken.Hash(secret))
 	if err != nil || stored.ID != tok.ID {
 		t.Fatalf("stored token = %+v, %v", stored, err)
 	}
-	verified, err := Verify(context.Background(), store, secret, testNow)
+	verified, err := apitoken.Verify(context.Background(), store, secret, testNow)
 	if err != nil || verified.ID != tok.ID {
 		t.Fatalf("Verify(issued secret) = %+v, %v", verified, err)
 	}
@@ -49,12 +51,12 @@ func TestIssue(t *testing.T) {
 
 func TestIssueSecretsDiffer(t *testing.T) {
 	t.Parallel()
-	store := newFakeTokens()
-	a, _, err := Issue(context.Background(), store, "a", nil, nil, 0, testNow)
+	store := apitokentest.NewStore()
+	a, _, err := apitoken.Issue(context.Background(), store, "a", nil, nil, 0, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, tok, err := Issue(context.Background(), store, "b", nil, nil, 0, testNow)
+	b, tok, err := apitoken.Issue(context.Background(), store, "b", nil, nil, 0, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,9 +93,9 @@ func TestIssueErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			store := newFakeTokens()
-			store.add("x", Token{Name: "taken"})
-			_, _, err := Issue(context.Background(), store, tt.tok, tt.repos, tt.owners, tt.ttl, testNow)
+			store := apitokentest.NewStore()
+			store.Add("x", apitoken.Token{Name: "taken"})
+			_, _, err := apitoken.Issue(context.Background(), store, tt.tok, tt.repos, tt.owners, tt.ttl, testNow)
 			var ie *queue.InputError
 			if !errors.As(err, &ie) || !strings.Contains(ie.Msg, tt.want) {
 				t.Fatalf("err = %v, want an InputError containing %q", err, tt.want)
@@ -107,18 +109,18 @@ func TestIssueErrors(t *testing.T) {
 
 func TestIssueReusesRevokedName(t *testing.T) {
 	t.Parallel()
-	store := newFakeTokens()
-	store.add("x", Token{Name: "ci", RevokedAt: testNow})
-	if _, _, err := Issue(context.Background(), store, "ci", nil, nil, 0, testNow); err != nil {
+	store := apitokentest.NewStore()
+	store.Add("x", apitoken.Token{Name: "ci", RevokedAt: testNow})
+	if _, _, err := apitoken.Issue(context.Background(), store, "ci", nil, nil, 0, testNow); err != nil {
 		t.Fatalf("Issue: %v", err)
 	}
 }
 
 func TestIssueStoreFailure(t *testing.T) {
 	t.Parallel()
-	store := newFakeTokens()
-	store.configure(func(f *fakeTokens) { f.err = errors.New("read-only database") })
-	_, _, err := Issue(context.Background(), store, "ci", nil, nil, 0, testNow)
+	store := apitokentest.NewStore()
+	store.Configure(func(f *apitokentest.Store) { f.Err = errors.New("read-only database") })
+	_, _, err := apitoken.Issue(context.Background(), store, "ci", nil, nil, 0, testNow)
 	if err == nil || !strings.Contains(err.Error(), "read-only database") {
 		t.Fatalf("err = %v", err)
 	}

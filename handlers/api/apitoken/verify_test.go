@@ -1,4 +1,4 @@
-package apitoken
+package apitoken_test
 
 import (
 	"bytes"
@@ -8,12 +8,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mergequeue/mq/handlers/api/apitoken"
+	"github.com/mergequeue/mq/handlers/api/apitoken/apitokentest"
 )
 
 func TestHash(t *testing.T) {
 	t.Parallel()
 	want := sha256.Sum256([]byte("mq_secret"))
-	if got := Hash("mq_secret"); !bytes.Equal(got, want[:]) {
+	if got := apitoken.Hash("mq_secret"); !bytes.Equal(got, want[:]) {
 		t.Fatalf("Hash = %x, want the SHA-256 %x", got, want)
 	}
 }
@@ -22,29 +25,29 @@ func TestVerify(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		stored  *Token // stored under the secret "mq_s"; nil = none
+		stored  *apitoken.Token // stored under the secret "mq_s"; nil = none
 		secret  string
 		wantErr error // nil = verified
 	}{
-		{"live, never expires", &Token{Name: "ci"}, "mq_s", nil},
-		{"expires after now", &Token{Name: "ci", ExpiresAt: testNow.Add(time.Millisecond)}, "mq_s", nil},
-		{"expired at now", &Token{Name: "ci", ExpiresAt: testNow}, "mq_s", ErrExpired},
-		{"expired before now", &Token{Name: "ci", ExpiresAt: testNow.Add(-time.Hour)}, "mq_s", ErrExpired},
-		{"revoked", &Token{Name: "ci", RevokedAt: testNow.Add(-time.Hour)}, "mq_s", ErrRevoked},
-		{"revoked in the future counts", &Token{Name: "ci", RevokedAt: testNow.Add(time.Hour)}, "mq_s", ErrRevoked},
-		{"revoked wins over expired", &Token{Name: "ci", RevokedAt: testNow, ExpiresAt: testNow}, "mq_s", ErrRevoked},
-		{"unknown secret", &Token{Name: "ci"}, "mq_other", ErrInvalid},
-		{"no tokens", nil, "mq_s", ErrInvalid},
-		{"empty secret", &Token{Name: "ci"}, "", ErrInvalid},
+		{"live, never expires", &apitoken.Token{Name: "ci"}, "mq_s", nil},
+		{"expires after now", &apitoken.Token{Name: "ci", ExpiresAt: testNow.Add(time.Millisecond)}, "mq_s", nil},
+		{"expired at now", &apitoken.Token{Name: "ci", ExpiresAt: testNow}, "mq_s", apitoken.ErrExpired},
+		{"expired before now", &apitoken.Token{Name: "ci", ExpiresAt: testNow.Add(-time.Hour)}, "mq_s", apitoken.ErrExpired},
+		{"revoked", &apitoken.Token{Name: "ci", RevokedAt: testNow.Add(-time.Hour)}, "mq_s", apitoken.ErrRevoked},
+		{"revoked in the future counts", &apitoken.Token{Name: "ci", RevokedAt: testNow.Add(time.Hour)}, "mq_s", apitoken.ErrRevoked},
+		{"revoked wins over expired", &apitoken.Token{Name: "ci", RevokedAt: testNow, ExpiresAt: testNow}, "mq_s", apitoken.ErrRevoked},
+		{"unknown secret", &apitoken.Token{Name: "ci"}, "mq_other", apitoken.ErrInvalid},
+		{"no tokens", nil, "mq_s", apitoken.ErrInvalid},
+		{"empty secret", &apitoken.Token{Name: "ci"}, "", apitoken.ErrInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			store := newFakeTokens()
+			store := apitokentest.NewStore()
 			if tt.stored != nil {
-				store.add("mq_s", *tt.stored)
+				store.Add("mq_s", *tt.stored)
 			}
-			tok, err := Verify(context.Background(), store, tt.secret, testNow)
+			tok, err := apitoken.Verify(context.Background(), store, tt.secret, testNow)
 			if tt.wantErr == nil {
 				if err != nil || tok == nil || tok.Name != tt.stored.Name {
 					t.Fatalf("Verify = %+v, %v; want the stored token", tok, err)
@@ -63,12 +66,12 @@ func TestVerify(t *testing.T) {
 
 func TestVerifyEmptySecretIsNotLookedUp(t *testing.T) {
 	t.Parallel()
-	store := newFakeTokens()
-	if _, err := Verify(context.Background(), store, "", testNow); !errors.Is(err, ErrInvalid) {
+	store := apitokentest.NewStore()
+	if _, err := apitoken.Verify(context.Background(), store, "", testNow); !errors.Is(err, apitoken.ErrInvalid) {
 		t.Fatalf("err = %v, want ErrInvalid", err)
 	}
-	if store.lookups != 0 {
-		t.Errorf("empty secret looked up %d times", store.lookups)
+	if store.Lookups() != 0 {
+		t.Errorf("empty secret looked up %d times", store.Lookups())
 	}
 }
 
@@ -76,9 +79,11 @@ func TestVerifyEmptySecretIsNotLookedUp(t *testing.T) {
 // believed.
 func TestVerifyRejectsHashMismatch(t *testing.T) {
 	t.Parallel()
-	store := newFakeTokens()
-	store.configure(func(f *fakeTokens) { f.override = &Token{ID: "x", Name: "x", Hash: Hash("other")} })
-	if tok, err := Verify(context.Background(), store, "mq_s", testNow); !errors.Is(err, ErrInvalid) {
+	store := apitokentest.NewStore()
+	store.Configure(func(f *apitokentest.Store) {
+		f.Override = &apitoken.Token{ID: "x", Name: "x", Hash: apitoken.Hash("other")}
+	})
+	if tok, err := apitoken.Verify(context.Background(), store, "mq_s", testNow); !errors.Is(err, apitoken.ErrInvalid) {
 		t.Fatalf("Verify = %+v, %v; want ErrInvalid", tok, err)
 	}
 }
@@ -86,13 +91,13 @@ func TestVerifyRejectsHashMismatch(t *testing.T) {
 // A store failure is no refusal: it is returned, wrapped, for a 500.
 func TestVerifyStoreFailure(t *testing.T) {
 	t.Parallel()
-	store := newFakeTokens()
-	store.configure(func(f *fakeTokens) { f.err = errors.New("database is locked") })
-	_, err := Verify(context.Background(), store, "mq_s", testNow)
+	store := apitokentest.NewStore()
+	store.Configure(func(f *apitokentest.Store) { f.Err = errors.New("database is locked") })
+	_, err := apitoken.Verify(context.Background(), store, "mq_s", testNow)
 	if err == nil || !strings.Contains(err.Error(), "database is locked") {
 		t.Fatalf("err = %v, want the store's error", err)
 	}
-	for _, refusal := range []error{ErrInvalid, ErrRevoked, ErrExpired} {
+	for _, refusal := range []error{apitoken.ErrInvalid, apitoken.ErrRevoked, apitoken.ErrExpired} {
 		if errors.Is(err, refusal) {
 			t.Errorf("store failure %v is a refusal (%v)", err, refusal)
 		}

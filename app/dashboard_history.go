@@ -133,9 +133,7 @@ func (a *App) historyDashboard(w http.ResponseWriter, r *http.Request) {
 		if !e.SubmittedAt.IsZero() {
 			row.InQueue = end.Sub(e.SubmittedAt)
 		}
-		if e.PR.Author != "" {
-			row.AuthorURL = gh.user(e.PR.Author)
-		}
+		row.AuthorURL = gh.user(e.PR.Author)
 		view.Rows = append(view.Rows, row)
 	}
 	a.render(w, r, http.StatusOK, historyTmpl, "layout", pageData{Title: "History of " + q.Key.String(),

@@ -81,9 +81,7 @@ func (a *App) prPage(w http.ResponseWriter, r *http.Request) (*prView, bool) {
 		case err == nil:
 			v.Entry = e
 			view.Title = e.PR.Title
-			if e.PR.Author != "" {
-				v.AuthorURL = gh.user(e.PR.Author)
-			}
+			v.AuthorURL = gh.user(e.PR.Author)
 			if e.State == queue.StateMerged && e.PR.MergeCommitSHA != "" {
 				v.MergeCommitURL = gh.commit(repo, e.PR.MergeCommitSHA)
 			}

@@ -173,9 +173,7 @@ func (a *App) queueView(ctx context.Context, q *queue.Queue) (*queueView, error)
 	for _, e := range ordered {
 		ev := entryView{E: e, Est: ests[e.ID], Page: service.PRPagePath(repo, e.PRNumber),
 			URL: gh.pull(repo, e.PRNumber), Unit: unitOf[e.ID]}
-		if e.PR.Author != "" {
-			ev.AuthorURL = gh.user(e.PR.Author)
-		}
+		ev.AuthorURL = gh.user(e.PR.Author)
 		qv.Entries = append(qv.Entries, ev)
 	}
 	events, err := a.store.ListEvents(ctx, q.ID, now.Add(-24*time.Hour))

@@ -156,4 +156,11 @@ func (l ghLinks) pull(r queue.Repo, n int) string {
 }
 func (l ghLinks) tree(r queue.Repo, branch string) string { return l.repo(r) + "/tree/" + branch }
 func (l ghLinks) commit(r queue.Repo, sha string) string  { return l.repo(r) + "/commit/" + sha }
-func (l ghLinks) user(login string) string                { return l.base + "/" + login }
+
+// user is login's profile ("" when login is, as for an unknown author).
+func (l ghLinks) user(login string) string {
+	if login == "" {
+		return ""
+	}
+	return l.base + "/" + login
+}

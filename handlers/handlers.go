@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/palantir/go-githubapp/githubapp"
-	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/queue"
 )
@@ -61,25 +60,22 @@ func (d deps) queueSettings(ctx context.Context, key queue.QueueKey) (*queue.Set
 	return &q.Settings, nil
 }
 
-// isEnqueueLabel reports whether label is the enqueue label of the queue for
-// key and that queue accepts label commands. A queue's EnqueueingLabel
-// setting wins; without a queue (or with an empty setting) the configured
-// EnqueueLabel applies. Label names compare case-insensitively, as on GitHub.
-func (d deps) isEnqueueLabel(ctx context.Context, key queue.QueueKey, label string) (bool, error) {
-	s, err := d.queueSettings(ctx, key)
-	if err != nil {
-		return false, err
-	}
+// isEnqueueLabel reports whether label is the enqueue label of the queue
+// whose settings are s (nil: no queue) and that queue accepts label
+// commands. A queue's EnqueueingLabel setting wins; without a queue (or with
+// an empty setting) the configured EnqueueLabel applies. Label names compare
+// case-insensitively, as on GitHub.
+func (d deps) isEnqueueLabel(s *queue.Settings, label string) bool {
 	want := d.cfg.EnqueueLabel
 	if s != nil {
 		if !s.LabelCommandsEnabled {
-			return false, nil
+			return false
 		}
 		if s.EnqueueingLabel != "" {
 			want = s.EnqueueingLabel
 		}
 	}
-	return label != "" && strings.EqualFold(label, want), nil
+	return label != "" && strings.EqualFold(label, want)
 }
 
 // submitFailureReply turns a Submit error into a reply for the user; ok is
@@ -110,17 +106,9 @@ func deliveryFrom(ctx context.Context) string {
 	return id
 }
 
-// isTestPR reports whether a PR of head branch headRef into the queue for
-// key is one of that queue's own test PRs (its head is a test branch):
+// isTestPR reports whether a PR of head branch headRef is one of the own
+// test PRs of the queue whose settings are s (nil: no queue, so none):
 // commands and labels on it are ignored.
-func (d deps) isTestPR(ctx context.Context, key queue.QueueKey, headRef string) (bool, error) {
-	s, err := d.queueSettings(ctx, key)
-	if err != nil || s == nil {
-		return false, err
-	}
-	if strings.HasPrefix(headRef, s.EffectiveTestBranchPrefix()) {
-		zerolog.Ctx(ctx).Info().Str("head", headRef).Msg("ignoring the queue's own test PR")
-		return true, nil
-	}
-	return false, nil
+func isTestPR(s *queue.Settings, headRef string) bool {
+	return s != nil && strings.HasPrefix(headRef, s.EffectiveTestBranchPrefix())
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
@@ -111,7 +110,7 @@ func (h *IssueCommentHandler) run(ctx context.Context, c commandCall) error {
 		log.Info().Msg("ignoring command: commands are disabled for this queue")
 		return nil
 	}
-	if settings != nil && strings.HasPrefix(pr.HeadRef, settings.EffectiveTestBranchPrefix()) {
+	if isTestPR(settings, pr.HeadRef) {
 		log.Info().Msg("ignoring command on the queue's own test PR")
 		return nil
 	}

@@ -91,18 +91,19 @@ func (h *PullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 	if ev.Label != nil {
 		label = ev.Label.Name
 	}
-	ok, err := h.isEnqueueLabel(ctx, key, label)
+	settings, err := h.queueSettings(ctx, key)
 	if err != nil {
 		return fmt.Errorf("failed to read queue %s: %w", key, err)
 	}
-	if !ok {
+	if !h.isEnqueueLabel(settings, label) {
 		return nil
 	}
-	if test, err := h.isTestPR(ctx, key, pr.HeadRef); err != nil || test {
-		return err // a queue's own test PR is never queued
+	if isTestPR(settings, pr.HeadRef) {
+		zerolog.Ctx(ctx).Info().Str("head", pr.HeadRef).Msg("ignoring the queue's own test PR")
+		return nil // a queue's own test PR is never queued
 	}
 	if action == "labeled" {
-		return h.labeled(ctx, key, pr.Number, sender, label)
+		return h.labeled(ctx, key, settings, pr.Number, sender, label)
 	}
 	detail := "label removed by @" + sender
 	if _, err := h.svc.CancelPR(ctx, repo, pr.Number, queue.ReasonLabelRemoved, detail); err != nil {
@@ -111,13 +112,11 @@ func (h *PullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 	return nil
 }
 
-// labeled submits the PR after checking that sender may.
-func (h *PullRequestHandler) labeled(ctx context.Context, key queue.QueueKey, number int, sender, label string) error {
-	settings, err := h.queueSettings(ctx, key)
-	if err != nil {
-		return fmt.Errorf("failed to read queue %s: %w", key, err)
-	}
+// labeled submits the PR to the queue for key (settings: its settings, nil
+// when it does not exist yet) after checking that sender may.
+func (h *PullRequestHandler) labeled(ctx context.Context, key queue.QueueKey, settings *queue.Settings, number int, sender, label string) error {
 	allowed := allowedBot(settings, sender)
+	var err error
 	if !allowed {
 		if allowed, err = authorize(ctx, h.gh, key.Repo, sender, AccessWrite); err != nil {
 			return err

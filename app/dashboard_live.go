@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"html/template"
@@ -37,13 +36,11 @@ func (a *App) queuesFragment(w http.ResponseWriter, r *http.Request) {
 // of the rendering: a poll with a matching If-None-Match gets 304, so an
 // idle dashboard transfers nothing.
 func (a *App) renderFragment(w http.ResponseWriter, r *http.Request, tmpl *template.Template, name string, data any) {
-	rec := &bufferedWriter{header: http.Header{}}
-	a.render(rec, r, http.StatusOK, tmpl, name, data)
-	if rec.status != http.StatusOK {
-		http.Error(w, "internal error", http.StatusInternalServerError)
+	body, ok := a.execute(w, r, tmpl, name, data)
+	if !ok {
 		return
 	}
-	sum := sha256.Sum256(rec.body.Bytes())
+	sum := sha256.Sum256(body)
 	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
 	w.Header().Set("ETag", etag)
 	w.Header().Set("Cache-Control", "no-cache")
@@ -52,21 +49,5 @@ func (a *App) renderFragment(w http.ResponseWriter, r *http.Request, tmpl *templ
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_, _ = w.Write(rec.body.Bytes())
-}
-
-// bufferedWriter keeps a response in memory.
-type bufferedWriter struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (b *bufferedWriter) Header() http.Header { return b.header }
-func (b *bufferedWriter) WriteHeader(s int)   { b.status = s }
-func (b *bufferedWriter) Write(p []byte) (int, error) {
-	if b.status == 0 {
-		b.status = http.StatusOK
-	}
-	return b.body.Write(p)
+	_, _ = w.Write(body)
 }

@@ -101,6 +101,19 @@ type pageData struct {
 // render executes tmpl's layout (or the named template) into a buffer
 // first, so a failure answers 500 instead of half a page.
 func (a *App) render(w http.ResponseWriter, r *http.Request, status int, tmpl *template.Template, name string, data any) {
+	page, ok := a.execute(w, r, tmpl, name, data)
+	if !ok {
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(page)
+}
+
+// execute renders the named template of tmpl, with "since" on the injected
+// clock, or logs the failure and answers 500 itself.
+func (a *App) execute(w http.ResponseWriter, r *http.Request, tmpl *template.Template, name string, data any) ([]byte, bool) {
 	t, err := tmpl.Clone()
 	if err == nil {
 		now := a.clock()
@@ -118,12 +131,9 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, status int, tmpl *t
 	if err != nil {
 		zerolog.Ctx(r.Context()).Error().Err(err).Str("path", r.URL.Path).Msg("dashboard: failed to render")
 		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
+		return nil, false
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	return buf.Bytes(), true
 }
 
 // clock is the injected clock (time.Now when unset, as in bare test Apps).

@@ -36,10 +36,16 @@ func requiredAccess(c Command) Access {
 }
 
 // authorize is the one place that decides whether login may do something
-// that needs level on repo. It asks GitHub's permission API at call time
-// (never trusting author_association). It returns false with no error when
-// the user lacks the level; an error means GitHub could not be asked.
-func authorize(ctx context.Context, gh GitHub, repo queue.Repo, login string, level Access) (bool, error) {
+// that needs level on repo, whose queue has settings s (nil: none yet). A
+// plain submission (submits, at write level) by one of the queue's
+// allowedBotSubmitters is allowed outright; anything else asks GitHub's
+// permission API at call time (never trusting author_association). It
+// returns false with no error when the user lacks the level; an error means
+// GitHub could not be asked.
+func authorize(ctx context.Context, gh GitHub, repo queue.Repo, s *queue.Settings, login string, level Access, submits bool) (bool, error) {
+	if submits && level == AccessWrite && allowedBot(s, login) {
+		return true, nil
+	}
 	perm, err := gh.Permission(ctx, repo, login)
 	if err != nil {
 		return false, fmt.Errorf("failed to read permission of %s on %s: %w", login, repo.FullName(), err)

@@ -116,11 +116,9 @@ func (h *IssueCommentHandler) run(ctx context.Context, c commandCall) error {
 	}
 
 	level := requiredAccess(c.cmd)
-	allowed := c.cmd.Kind == CmdMerge && level == AccessWrite && allowedBot(settings, c.login)
-	if !allowed {
-		if allowed, err = authorize(ctx, h.gh, c.repo, c.login, level); err != nil {
-			return err
-		}
+	allowed, err := authorize(ctx, h.gh, c.repo, settings, c.login, level, c.cmd.Kind == CmdMerge)
+	if err != nil {
+		return err
 	}
 	if !allowed {
 		log.Info().Stringer("needs", level).Msg("command refused: insufficient access")

@@ -115,12 +115,9 @@ func (h *PullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 // labeled submits the PR to the queue for key (settings: its settings, nil
 // when it does not exist yet) after checking that sender may.
 func (h *PullRequestHandler) labeled(ctx context.Context, key queue.QueueKey, settings *queue.Settings, number int, sender, label string) error {
-	allowed := allowedBot(settings, sender)
-	var err error
-	if !allowed {
-		if allowed, err = authorize(ctx, h.gh, key.Repo, sender, AccessWrite); err != nil {
-			return err
-		}
+	allowed, err := authorize(ctx, h.gh, key.Repo, settings, sender, AccessWrite, true)
+	if err != nil {
+		return err
 	}
 	if !allowed {
 		zerolog.Ctx(ctx).Info().Str("sender", sender).Msg("enqueue label refused: no write access")

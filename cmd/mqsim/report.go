@@ -103,13 +103,7 @@ func writeSection(w io.Writer, rep sim.Report, command string) {
 		return
 	}
 	fmt.Fprintf(w, "Best setting of ours: **%s**.\n\n", best.Policy)
-	for _, t := range rep.Targets() {
-		mark := "no"
-		if t.Reached {
-			mark = "yes"
-		}
-		fmt.Fprintf(w, "- %s: **%s** (%s)\n", t.Name, mark, t.Detail)
-	}
+	writeTargets(w, rep.Targets())
 	for _, r := range rep.Results {
 		if len(r.Violations) > 0 {
 			fmt.Fprintf(w, "- %s: %d invariant violations, e.g. %s\n", r.Policy, len(r.Violations), r.Violations[0])
@@ -181,4 +175,15 @@ func oursFlags(c sim.OursConfig) []string {
 		out = append(out, fmt.Sprintf("-ours-bisection-parts %d", c.BisectionParts))
 	}
 	return out
+}
+
+// writeTargets prints one line per target of issue #3: reached or not, and why.
+func writeTargets(w io.Writer, targets []sim.Target) {
+	for _, t := range targets {
+		mark := "no"
+		if t.Reached {
+			mark = "yes"
+		}
+		fmt.Fprintf(w, "- %s: **%s** (%s)\n", t.Name, mark, t.Detail)
+	}
 }

@@ -72,13 +72,7 @@ func writeSeedSection(w io.Writer, rep sim.SeedReport, command string) {
 		return
 	}
 	fmt.Fprintf(w, "Best setting of ours (by medians over the seeds): **%s**.\n\n", best.Policy)
-	for _, t := range rep.Targets() {
-		mark := "no"
-		if t.Reached {
-			mark = "yes"
-		}
-		fmt.Fprintf(w, "- %s: **%s** (%s)\n", t.Name, mark, t.Detail)
-	}
+	writeTargets(w, rep.Targets())
 	for _, row := range rep.Rows {
 		if row.Violations > 0 {
 			fmt.Fprintf(w, "- %s: %d invariant violations, e.g. %s\n", row.Policy, row.Violations, row.FirstViolation)

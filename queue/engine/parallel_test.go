@@ -15,6 +15,14 @@ func (b *builder) targets(e *queue.Entry, all bool, names ...string) {
 	b.s.Targets[e.PRNumber] = NewTargetSet(&queue.Targets{SHA: e.PRSHA, All: all, List: names})
 }
 
+// mergedE9 records PR 9 (e9) as merged from H0 to H1, the target's head
+// now, touching the given targets.
+func (b *builder) mergedE9(names ...string) {
+	b.s.TargetHead = "H1"
+	b.s.Merges = []queue.MergeRecord{{EntryID: "e9", PRNumber: 9, Before: "H0", After: "H1"}}
+	b.targets(&queue.Entry{PRNumber: 9, PRSHA: "sha9"}, false, names...)
+}
+
 func parallelSnap() *builder {
 	b := newSnap(4)
 	b.s.Queue.Settings.Mode = queue.ModeParallel
@@ -81,17 +89,13 @@ func TestParallel(t *testing.T) {
 			b.run(e2, queue.RunSucceeded, "H0")
 		}, Merge{EntryID: "e2", RunID: "r-e2", Before: "H0"}},
 		{"an independent merge keeps other runs valid", func(b *builder) {
-			b.s.TargetHead = "H1"
-			b.s.Merges = []queue.MergeRecord{{EntryID: "e9", PRNumber: 9, Before: "H0", After: "H1"}}
-			b.targets(&queue.Entry{PRNumber: 9, PRSHA: "sha9"}, false, "z")
+			b.mergedE9("z")
 			e1 := b.entry(1, queue.StateTestsPassed)
 			b.targets(e1, false, "a")
 			b.run(e1, queue.RunSucceeded, "H0")
 		}, Merge{EntryID: "e1", RunID: "r-e1", Before: "H1"}},
 		{"a dependent merge outside its run restarts it", func(b *builder) {
-			b.s.TargetHead = "H1"
-			b.s.Merges = []queue.MergeRecord{{EntryID: "e9", PRNumber: 9, Before: "H0", After: "H1"}}
-			b.targets(&queue.Entry{PRNumber: 9, PRSHA: "sha9"}, false, "a")
+			b.mergedE9("a")
 			e1 := b.entry(1, queue.StateTestsPassed)
 			b.targets(e1, false, "a")
 			b.run(e1, queue.RunSucceeded, "H0")
@@ -109,9 +113,7 @@ func TestParallel(t *testing.T) {
 		// e3 (ALL) was built on e2's run, which was built on e1's: its
 		// sequence is e1, e2, e3, although e1 and e2 are independent.
 		{"independent entries of a run's sequence may land out of order", func(b *builder) {
-			b.s.TargetHead = "H1"
-			b.s.Merges = []queue.MergeRecord{{EntryID: "e9", PRNumber: 9, Before: "H0", After: "H1"}}
-			b.targets(&queue.Entry{PRNumber: 9, PRSHA: "sha9"}, false, "b") // e2, merged first
+			b.mergedE9("b") // e2, merged first
 			e1 := b.entry(1, queue.StateTesting)
 			b.targets(e1, false, "a")
 			b.run(e1, queue.RunInProgress, "H0")
@@ -120,9 +122,7 @@ func TestParallel(t *testing.T) {
 			b.run(e3, queue.RunInProgress, "H0", "e1", "e9")
 		}, nil},
 		{"an entry of a run's sequence landing before one it overlaps restarts the run", func(b *builder) {
-			b.s.TargetHead = "H1"
-			b.s.Merges = []queue.MergeRecord{{EntryID: "e9", PRNumber: 9, Before: "H0", After: "H1"}}
-			b.targets(&queue.Entry{PRNumber: 9, PRSHA: "sha9"}, false, "a", "b")
+			b.mergedE9("a", "b")
 			e1 := b.entry(1, queue.StatePending) // its own run restarted already
 			b.targets(e1, false, "a")
 			e3 := b.entry(3, queue.StateTesting)

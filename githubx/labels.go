@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/google/go-github/v66/github"
+
 	"github.com/mergequeue/mq/queue"
 )
 

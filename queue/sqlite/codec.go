@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,6 +75,35 @@ func insertSQL(table string, cols []column, conflict string) string {
 		}
 	}
 	return q + " ON CONFLICT (" + conflict + ") DO UPDATE SET " + strings.Join(sets, ", ")
+}
+
+// updateColumns is cols without key and the kept ones, in order.
+func updateColumns(cols []column, key string, keep ...string) []column {
+	var out []column
+	for _, c := range cols {
+		if c.name != key && !slices.Contains(keep, c.name) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// updateSQL is an UPDATE of every column but key and keep, of the row
+// whose key is the last argument; updateArgs gives its arguments.
+func updateSQL(table string, cols []column, key string, keep ...string) string {
+	return "UPDATE " + table + " SET " + strings.Join(columnNames(updateColumns(cols, key, keep...)), " = ?, ") +
+		" = ? WHERE " + key + " = ?"
+}
+
+// updateArgs is the arguments of updateSQL with the same cols, key and keep.
+func updateArgs(cols []column, key string, keep ...string) []any {
+	args := columnArgs(updateColumns(cols, key, keep...))
+	for _, c := range cols {
+		if c.name == key {
+			return append(args, c.arg)
+		}
+	}
+	panic("sqlite: key column " + key + " is not among the columns")
 }
 
 // Unix nanoseconds cover 1677-09-21 to 2262-04-11.

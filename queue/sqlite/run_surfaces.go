@@ -30,13 +30,12 @@ func runSurfaceColumns(s *queue.RunSurface) []column {
 var (
 	runSurfaceCols   = runSurfaceColumns(&queue.RunSurface{})
 	runSurfaceSelect = "SELECT " + selectList(runSurfaceCols, "") + " FROM run_surfaces"
-	runSurfaceTouch  = `INSERT INTO run_surfaces (run_id, queue_id, want, done, pr_number, pr_hash, creating, closed,
-		attempts, next_attempt_at, last_error) VALUES (?, ?, 1, 0, 0, '', 0, 0, 0, NULL, '')
-		ON CONFLICT (run_id) DO UPDATE SET want = want + 1`
-	runSurfaceDue = runSurfaceSelect + ` WHERE want > done AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+	// A new surface is the zero one with Want 1.
+	runSurfaceTouch = insertSQL("run_surfaces", runSurfaceCols, "") + " ON CONFLICT (run_id) DO UPDATE SET want = want + 1"
+	runSurfaceDue   = runSurfaceSelect + ` WHERE want > done AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
 		ORDER BY next_attempt_at, run_id LIMIT ?`
-	runSurfaceSave = `UPDATE run_surfaces SET done = ?, pr_number = ?, pr_hash = ?, creating = ?, closed = ?,
-		attempts = ?, next_attempt_at = ?, last_error = ? WHERE run_id = ?`
+	// Saving keeps the queue and Want, which only TouchRunSurface bumps.
+	runSurfaceSave = updateSQL("run_surfaces", runSurfaceCols, "run_id", "queue_id", "want")
 )
 
 func scanRunSurface(sc interface{ Scan(...any) error }) (queue.RunSurface, error) {
@@ -47,7 +46,8 @@ func scanRunSurface(sc interface{ Scan(...any) error }) (queue.RunSurface, error
 
 // TouchRunSurface bumps the Want of a run's test-PR surface, creating it.
 func (o *ops) TouchRunSurface(ctx context.Context, queueID int64, runID string) error {
-	if _, err := o.wr.ExecContext(ctx, runSurfaceTouch, runID, queueID); err != nil {
+	args := columnArgs(runSurfaceColumns(&queue.RunSurface{RunID: runID, QueueID: queueID, Want: 1}))
+	if _, err := o.wr.ExecContext(ctx, runSurfaceTouch, args...); err != nil {
 		return fmt.Errorf("failed to touch the test PR of run %s: %w", runID, err)
 	}
 	return nil
@@ -80,8 +80,7 @@ func (o *ops) DueRunSurfaces(ctx context.Context, now time.Time, limit int) ([]q
 
 // SaveRunSurface stores everything of s but Want.
 func (o *ops) SaveRunSurface(ctx context.Context, s queue.RunSurface) error {
-	res, err := o.wr.ExecContext(ctx, runSurfaceSave, s.Done, s.PRNumber, s.PRHash, s.Creating, s.Closed, s.Attempts,
-		timeVal(s.NextAttemptAt), s.LastError, s.RunID)
+	res, err := o.wr.ExecContext(ctx, runSurfaceSave, updateArgs(runSurfaceColumns(&s), "run_id", "queue_id", "want")...)
 	if err != nil {
 		return fmt.Errorf("failed to save the test PR of run %s: %w", s.RunID, err)
 	}

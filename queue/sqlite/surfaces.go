@@ -36,15 +36,12 @@ func surfaceColumns(s *queue.Surface) []column {
 var (
 	surfaceCols   = surfaceColumns(&queue.Surface{})
 	surfaceSelect = "SELECT " + selectList(surfaceCols, "") + " FROM surfaces"
-	surfaceTouch  = `INSERT INTO surfaces (entry_id, queue_id, want, done, comment_id, comment_hash, check_run_id,
-		check_run_sha, check_run_hash, check_run_open, state_label, comment_creating, check_run_creating, attempts,
-		next_attempt_at, last_error) VALUES (?, ?, 1, 0, 0, '', 0, '', '', 0, '', 0, 0, 0, NULL, '')
-		ON CONFLICT (entry_id) DO UPDATE SET want = want + 1`
-	surfaceDue = surfaceSelect + ` WHERE want > done AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
+	// A new surface is the zero one with Want 1.
+	surfaceTouch = insertSQL("surfaces", surfaceCols, "") + " ON CONFLICT (entry_id) DO UPDATE SET want = want + 1"
+	surfaceDue   = surfaceSelect + ` WHERE want > done AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
 		ORDER BY next_attempt_at, entry_id LIMIT ?`
-	surfaceSave = `UPDATE surfaces SET done = ?, comment_id = ?, comment_hash = ?, check_run_id = ?, check_run_sha = ?,
-		check_run_hash = ?, check_run_open = ?, state_label = ?, comment_creating = ?, check_run_creating = ?,
-		attempts = ?, next_attempt_at = ?, last_error = ?, written_at = ? WHERE entry_id = ?`
+	// Saving keeps the queue and Want, which only TouchSurface bumps.
+	surfaceSave = updateSQL("surfaces", surfaceCols, "entry_id", "queue_id", "want")
 )
 
 func scanSurface(sc interface{ Scan(...any) error }) (queue.Surface, error) {
@@ -55,7 +52,8 @@ func scanSurface(sc interface{ Scan(...any) error }) (queue.Surface, error) {
 
 // TouchSurface bumps the Want of an entry's surface, creating it.
 func (o *ops) TouchSurface(ctx context.Context, queueID int64, entryID string) error {
-	if _, err := o.wr.ExecContext(ctx, surfaceTouch, entryID, queueID); err != nil {
+	args := columnArgs(surfaceColumns(&queue.Surface{EntryID: entryID, QueueID: queueID, Want: 1}))
+	if _, err := o.wr.ExecContext(ctx, surfaceTouch, args...); err != nil {
 		return fmt.Errorf("failed to touch the surface of entry %s: %w", entryID, err)
 	}
 	return nil
@@ -88,9 +86,7 @@ func (o *ops) DueSurfaces(ctx context.Context, now time.Time, limit int) ([]queu
 
 // SaveSurface stores everything of s but Want.
 func (o *ops) SaveSurface(ctx context.Context, s queue.Surface) error {
-	res, err := o.wr.ExecContext(ctx, surfaceSave, s.Done, s.CommentID, s.CommentHash, s.CheckRunID, s.CheckRunSHA,
-		s.CheckRunHash, s.CheckRunOpen, s.StateLabel, s.CommentCreating, s.CheckRunCreating, s.Attempts,
-		timeVal(s.NextAttemptAt), s.LastError, timeVal(s.WrittenAt), s.EntryID)
+	res, err := o.wr.ExecContext(ctx, surfaceSave, updateArgs(surfaceColumns(&s), "entry_id", "queue_id", "want")...)
 	if err != nil {
 		return fmt.Errorf("failed to save the surface of entry %s: %w", s.EntryID, err)
 	}

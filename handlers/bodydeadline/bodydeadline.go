@@ -25,6 +25,10 @@
 //   - Once the body has been read to its end the deadline is cleared, so a
 //     slow operation after the read is never cut by it.
 //
+// The handler is given a copy of the request; the temporary files of a
+// multipart form it parses on that copy are removed when it returns (the
+// server itself removes only those of the request it created).
+//
 // Requests without a body are left alone (the http.Server's
 // ReadHeaderTimeout and IdleTimeout bound those connections), and so are
 // ResponseWriters that cannot set deadlines (httptest.ResponseRecorder).
@@ -111,10 +115,21 @@ func (p Policy) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r) // no deadlines on this writer: unguarded
 			return
 		}
-		r = r.WithContext(r.Context())
-		r.Body = &body{ReadCloser: r.Body, rc: rc, policy: p}
-		next.ServeHTTP(w, r)
+		inner := r.WithContext(r.Context())
+		inner.Body = &body{ReadCloser: r.Body, rc: rc, policy: p}
+		defer removeCopiedForm(r, inner)
+		next.ServeHTTP(w, inner)
 	})
+}
+
+// removeCopiedForm removes the temporary files of the multipart form
+// parsed on copied, the copy of orig handed to the handler, unless the form
+// is orig's own (parsed before the copy was made: orig's owner removes it).
+// A failure is ignored: nothing else refers to the files.
+func removeCopiedForm(orig, copied *http.Request) {
+	if copied.MultipartForm != nil && copied.MultipartForm != orig.MultipartForm {
+		_ = copied.MultipartForm.RemoveAll()
+	}
 }
 
 // body is a request body that moves the read deadline as it is read.

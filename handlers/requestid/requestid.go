@@ -29,6 +29,11 @@ type ctxKey struct{}
 // Middleware sets the request id (see Valid and New) on the response
 // header before next runs, and puts into the request's context the id and
 // a logger carrying it: the context's logger when it has one, else base.
+//
+// next is handed a copy of the request (http.Request.WithContext). The
+// server removes the temporary files of a multipart form parsed on the
+// request it created, never those of a copy, so Middleware removes the
+// files of a form next parsed on its copy once next returns (or panics).
 func Middleware(base zerolog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(Header)
@@ -42,8 +47,20 @@ func Middleware(base zerolog.Logger, next http.Handler) http.Handler {
 		}
 		log = log.With().Str(LogKey, id).Logger()
 		ctx := context.WithValue(log.WithContext(r.Context()), ctxKey{}, id)
-		next.ServeHTTP(w, r.WithContext(ctx))
+		inner := r.WithContext(ctx)
+		defer removeCopiedForm(r, inner)
+		next.ServeHTTP(w, inner)
 	})
+}
+
+// removeCopiedForm removes the temporary files of the multipart form
+// parsed on copied, the copy of orig handed to the handler, unless the form
+// is orig's own (parsed before the copy was made: orig's owner removes it).
+// A failure is ignored: nothing else refers to the files.
+func removeCopiedForm(orig, copied *http.Request) {
+	if copied.MultipartForm != nil && copied.MultipartForm != orig.MultipartForm {
+		_ = copied.MultipartForm.RemoveAll()
+	}
 }
 
 // FromContext returns the request id in ctx ("" when there is none).

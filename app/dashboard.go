@@ -21,8 +21,10 @@ func (a *App) dashboardRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /fragments/queues", a.guard(a.queuesFragment))
 	mux.HandleFunc("GET /fragments/prs/{owner}/{repo}/{number}", a.guard(a.prFragment))
 	mux.HandleFunc("GET /login", a.loginPage)
-	mux.HandleFunc("POST /login", a.login)
-	mux.HandleFunc("POST /logout", a.logout)
+	// The two forms: same-origin only (CSRF), small url-encoded bodies.
+	csrf := a.crossOrigin()
+	mux.Handle("POST /login", csrf.Handler(smallForm(a.login)))
+	mux.Handle("POST /logout", csrf.Handler(smallForm(a.logout)))
 	mux.HandleFunc("GET /login/github", a.githubLogin)
 	mux.HandleFunc("GET /login/github/callback", a.githubCallback)
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(staticFS)))

@@ -159,8 +159,8 @@ func (a *App) loginPage(w http.ResponseWriter, r *http.Request) {
 // SameSite=Strict cookie (Secure over https), then goes back where the
 // reader was going. A refused token changes nothing and says why.
 func (a *App) login(w http.ResponseWriter, r *http.Request) {
-	next := safeNext(r.PostFormValue("next"))
-	secret := strings.TrimSpace(r.PostFormValue("token"))
+	next := safeNext(r.PostForm.Get("next"))
+	secret := strings.TrimSpace(r.PostForm.Get("token"))
 	_, err := apitoken.Verify(r.Context(), a.store, secret, a.clock())
 	switch {
 	case err == nil:

@@ -135,15 +135,6 @@ type loginView struct {
 	GitHub bool
 }
 
-// safeNext keeps a post-login destination on this site: a local absolute
-// path, never "//host" or a URL.
-func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return "/"
-	}
-	return next
-}
-
 // loginPage asks for an API token (a public dashboard needs none).
 func (a *App) loginPage(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.URL.Query().Get("next"))

@@ -2,11 +2,12 @@ package app
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
@@ -91,12 +92,15 @@ func (a *App) guard(next http.HandlerFunc) http.HandlerFunc {
 		}
 		tok, err := apitoken.Verify(r.Context(), a.store, secret, a.clock())
 		if err != nil {
-			if !isRefusal(err) {
+			if !apitoken.IsRefusal(err) {
 				internalError(w, r, "dashboard: failed to verify a token", err)
 				return
 			}
+			if secret != "" {
+				logRefusal(r, err)
+			}
 			if strings.HasPrefix(r.URL.Path, "/fragments/") || !fromCookie && secret != "" {
-				http.Error(w, "dashboard: "+err.Error(), http.StatusUnauthorized)
+				http.Error(w, "dashboard: "+apitoken.RefusalMessage, http.StatusUnauthorized)
 				return
 			}
 			if fromCookie {
@@ -110,8 +114,15 @@ func (a *App) guard(next http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-func isRefusal(err error) bool {
-	return errors.Is(err, apitoken.ErrInvalid) || errors.Is(err, apitoken.ErrRevoked) || errors.Is(err, apitoken.ErrExpired)
+// logRefusal logs why a presented token was refused, at info level with
+// the token's ID when one has the secret; the client is only told
+// apitoken.RefusalMessage.
+func logRefusal(r *http.Request, err error) {
+	ev := zerolog.Ctx(r.Context()).Info().Str("reason", err.Error()).Str("path", r.URL.Path)
+	if id := apitoken.RefusedTokenID(err); id != "" {
+		ev = ev.Str("token_id", id)
+	}
+	ev.Msg("dashboard: refused an API token")
 }
 
 // secureCookies is true when the browser reaches us over https (directly,
@@ -155,9 +166,10 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 	_, err := apitoken.Verify(r.Context(), a.store, secret, a.clock())
 	switch {
 	case err == nil:
-	case isRefusal(err):
+	case apitoken.IsRefusal(err):
+		logRefusal(r, err)
 		a.render(w, r, http.StatusUnauthorized, loginTmpl, "layout",
-			pageData{Title: "Sign in", Body: loginView{Next: next, Error: "Not signed in: " + err.Error() + ".",
+			pageData{Title: "Sign in", Body: loginView{Next: next, Error: "Not signed in: " + apitoken.RefusalMessage + ".",
 				GitHub: a.dashboardAccess() == DashboardGitHub}})
 		return
 	default:

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mergequeue/mq/handlers/api/apitoken"
 )
 
@@ -47,7 +49,7 @@ func TestDashboardRequiresTokenByDefault(t *testing.T) {
 	}
 
 	bad := d.do("POST", "/login", url.Values{"token": {"mq_nope"}, "next": {"/repos/acme/widgets"}})
-	if bad.Code != http.StatusUnauthorized || !strings.Contains(bad.Body.String(), "invalid API token") || len(bad.Result().Cookies()) != 0 {
+	if bad.Code != http.StatusUnauthorized || !strings.Contains(bad.Body.String(), apitoken.RefusalMessage) || len(bad.Result().Cookies()) != 0 {
 		t.Errorf("wrong token: %d cookies %v\n%s", bad.Code, bad.Result().Cookies(), bad.Body)
 	}
 	ok := d.do("POST", "/login", url.Values{"token": {all}, "next": {"//evil.example/x"}})
@@ -139,5 +141,52 @@ func TestDashboardAccessConfig(t *testing.T) {
 	c.Dashboard.Access = "everyone"
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), `dashboard.access: "everyone" is not one of token, github, public`) {
 		t.Errorf("bad access: %v", err)
+	}
+}
+
+// An unknown, a revoked and an expired token get the same refusal from the
+// sign-in form and from pages asked with x-api-token; the log tells them
+// apart, naming the token, never quoting the secret.
+func TestDashboardRefusalsLookAlike(t *testing.T) {
+	d := newDashEnv(t, DashboardToken)
+	var logs syncBuffer
+	d.app.log = zerolog.New(&logs)
+	d.mux = d.app.routes(http.NotFoundHandler(), http.NotFoundHandler())
+	ctx := context.Background()
+	revoked, tok, err := apitoken.Issue(ctx, d.store, "gone", nil, nil, 0, d.now)
+	d.must(err)
+	d.must(d.store.RevokeToken(ctx, tok.ID, d.now))
+	expired, _, err := apitoken.Issue(ctx, d.store, "old", nil, nil, time.Minute, d.now.Add(-time.Hour))
+	d.must(err)
+	secrets := []string{"mq_unknown", revoked, expired}
+	var forms, frags []string
+	for _, s := range secrets {
+		rec := d.do("POST", "/login", url.Values{"token": {s}})
+		if rec.Code != http.StatusUnauthorized {
+			t.Errorf("sign-in: %d, want 401", rec.Code)
+		}
+		forms = append(forms, rec.Body.String())
+		rec = d.do("GET", "/fragments/queues", nil, "x-api-token", s)
+		if rec.Code != http.StatusUnauthorized {
+			t.Errorf("fragment: %d, want 401", rec.Code)
+		}
+		frags = append(frags, rec.Body.String())
+	}
+	for i := 1; i < len(secrets); i++ {
+		if forms[i] != forms[0] || frags[i] != frags[0] {
+			t.Errorf("refusals differ:\n%q\n%q\n%q\n%q", forms[0], forms[i], frags[0], frags[i])
+		}
+	}
+	out := logs.String()
+	for _, want := range []string{`"reason":"invalid API token"`, `"reason":"API token revoked"`, `"reason":"API token expired"`,
+		`"token_id":"` + tok.ID + `"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %s:\n%s", want, out)
+		}
+	}
+	for _, s := range secrets {
+		if strings.Contains(out, s) {
+			t.Errorf("log quotes a secret:\n%s", out)
+		}
 	}
 }

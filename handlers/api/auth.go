@@ -28,8 +28,10 @@ func tokenFrom(ctx context.Context) *apitoken.Token {
 }
 
 // authenticate returns the request's live token (apitoken.Verify). A
-// missing, unknown, revoked or expired token is 401; a store failure is an
-// error (500).
+// missing token is 401 saying so; an unknown, revoked or expired one is 401
+// with the same message for all three (apitoken.RefusalMessage), the reason
+// logged at info level with the token's ID when there is one, never the
+// secret. A store failure is an error (500).
 func (a *API) authenticate(r *http.Request) (*apitoken.Token, error) {
 	secret := r.Header.Get(TokenHeader)
 	if secret == "" {
@@ -37,8 +39,13 @@ func (a *API) authenticate(r *http.Request) (*apitoken.Token, error) {
 	}
 	tok, err := apitoken.Verify(r.Context(), a.tokens, secret, a.now())
 	switch {
-	case errors.Is(err, apitoken.ErrInvalid), errors.Is(err, apitoken.ErrRevoked), errors.Is(err, apitoken.ErrExpired):
-		return nil, unauthorized(err.Error())
+	case apitoken.IsRefusal(err):
+		ev := loggerFrom(r.Context()).Info().Str("reason", err.Error())
+		if id := apitoken.RefusedTokenID(err); id != "" {
+			ev = ev.Str("token_id", id)
+		}
+		ev.Msg("refused an API token")
+		return nil, unauthorized(apitoken.RefusalMessage)
 	case err != nil:
 		return nil, err
 	}

@@ -22,9 +22,9 @@ func TestAuthentication(t *testing.T) {
 		want   string
 	}{
 		{"missing header", "", http.StatusUnauthorized, "missing API token"},
-		{"unknown token", "mq_nope", http.StatusUnauthorized, "invalid API token"},
-		{"expired at now", secretExpired, http.StatusUnauthorized, "expired"},
-		{"revoked", secretRevoked, http.StatusUnauthorized, "revoked"},
+		{"unknown token", "mq_nope", http.StatusUnauthorized, apitoken.RefusalMessage},
+		{"expired at now", secretExpired, http.StatusUnauthorized, apitoken.RefusalMessage},
+		{"revoked", secretRevoked, http.StatusUnauthorized, apitoken.RefusalMessage},
 		{"expires after now", secretFuture, http.StatusOK, ""},
 		{"unscoped", secretAll, http.StatusOK, ""},
 	}
@@ -87,7 +87,36 @@ func TestAuthenticationRejectsHashMismatch(t *testing.T) {
 	h.tokens.Configure(func(f *apitokentest.Store) {
 		f.Override = &apitoken.Token{ID: "x", Name: "x", Hash: apitoken.Hash("other")}
 	})
-	wantError(t, h.post("getQueue", body()), http.StatusUnauthorized, "invalid API token")
+	wantError(t, h.post("getQueue", body()), http.StatusUnauthorized, apitoken.RefusalMessage)
+}
+
+// An unknown, a revoked and an expired token get the same answer, so an
+// outsider cannot tell a secret that once worked; the log says which it
+// was, naming the token but never quoting the secret.
+func TestRefusalsLookAlike(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	var bodies []string
+	for _, secret := range []string{"mq_nope", secretRevoked, secretExpired} {
+		r := h.do(http.MethodPost, "/v1/getQueue", secret, strings.NewReader(body()))
+		wantError(t, r, http.StatusUnauthorized)
+		bodies = append(bodies, r.body)
+	}
+	if bodies[0] != bodies[1] || bodies[1] != bodies[2] {
+		t.Errorf("refusals differ: unknown %q, revoked %q, expired %q", bodies[0], bodies[1], bodies[2])
+	}
+	logs := h.logs.String()
+	for _, want := range []string{`"reason":"invalid API token"`, `"reason":"API token revoked","token_id":"id-revoked"`,
+		`"reason":"API token expired","token_id":"id-expired"`} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("log lacks %s:\n%s", want, logs)
+		}
+	}
+	for _, secret := range []string{"mq_nope", secretRevoked, secretExpired} {
+		if strings.Contains(logs, secret) {
+			t.Errorf("log quotes the secret %q:\n%s", secret, logs)
+		}
+	}
 }
 
 func TestScope(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/mergequeue/mq/handlers/api/apitoken"
 )
 
 // operations lists the routes, sorted.
@@ -46,7 +48,8 @@ func TestEveryOperationRejectsBadRequests(t *testing.T) {
 		t.Run(op, func(t *testing.T) {
 			for _, tok := range []struct {
 				secret, want string
-			}{{"", "missing API token"}, {"mq_unknown", "invalid API token"}, {secretExpired, "expired"}, {secretRevoked, "revoked"}} {
+			}{{"", "missing API token"}, {"mq_unknown", apitoken.RefusalMessage}, {secretExpired, apitoken.RefusalMessage},
+				{secretRevoked, apitoken.RefusalMessage}} {
 				wantError(t, h.do(method, "/v1/"+op, tok.secret, strings.NewReader(body())), http.StatusUnauthorized, tok.want)
 			}
 			if method != http.MethodPost {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -166,7 +167,7 @@ func TestForkedWorkflowRunAuth(t *testing.T) {
 		{"a token wins over the header", map[string]string{ForkedRunHeader: "4242", TokenHeader: secretAll}, targetsBody("12", testSHA, `[]`), nil,
 			http.StatusOK, "", false, true},
 		{"an invalid token is not rescued by the header", map[string]string{ForkedRunHeader: "4242", TokenHeader: "mq_nope"}, targetsBody("12", testSHA, `[]`), nil,
-			http.StatusUnauthorized, "invalid API token", false, false},
+			http.StatusUnauthorized, apitoken.RefusalMessage, false, false},
 		{"neither", nil, targetsBody("12", testSHA, `[]`), nil, http.StatusUnauthorized, "missing API token", false, false},
 	}
 	for _, tt := range tests {

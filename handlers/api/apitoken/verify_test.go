@@ -60,6 +60,17 @@ func TestVerify(t *testing.T) {
 			if tt.secret != "" && strings.Contains(err.Error(), tt.secret) {
 				t.Errorf("error %q quotes the secret", err)
 			}
+			if !apitoken.IsRefusal(err) {
+				t.Errorf("IsRefusal(%v) = false", err)
+			}
+			// A refusal of a token that exists names it, for the log.
+			wantID := ""
+			if tt.wantErr != apitoken.ErrInvalid {
+				wantID = "id-ci"
+			}
+			if got := apitoken.RefusedTokenID(err); got != wantID {
+				t.Errorf("RefusedTokenID = %q, want %q", got, wantID)
+			}
 		})
 	}
 }

@@ -190,3 +190,23 @@ func TestDashboardRefusalsLookAlike(t *testing.T) {
 		}
 	}
 }
+
+// A read-only token reads the dashboard: signed in through the form, or
+// with x-api-token.
+func TestDashboardAcceptsReadOnlyToken(t *testing.T) {
+	d := newDashEnv(t, DashboardToken)
+	d.queue("acme", "widgets", "main")
+	secret, tok, err := apitoken.Issue(context.Background(), d.store, "viewer", nil, nil, 0, d.now, apitoken.ReadOnly())
+	d.must(err)
+	if !tok.ReadOnly {
+		t.Fatalf("issued %+v, want read-only", tok)
+	}
+	wantIn(t, d.page("/", "x-api-token", secret), "acme/widgets")
+	wantIn(t, d.page("/repos/acme/widgets", "x-api-token", secret), "acme/widgets")
+	rec := d.do("POST", "/login", url.Values{"token": {secret}})
+	if rec.Code != http.StatusSeeOther || len(rec.Result().Cookies()) == 0 {
+		t.Fatalf("sign-in with a read-only token: %d %v", rec.Code, rec.Result().Cookies())
+	}
+	c := rec.Result().Cookies()[0]
+	wantIn(t, d.page("/", "Cookie", c.Name+"="+c.Value), "acme/widgets", "token viewer")
+}

@@ -67,6 +67,35 @@ func TestTokenLifecycle(t *testing.T) {
 	}
 }
 
+// --read-only creates a read-only token; list shows each token's access.
+func TestTokenReadOnly(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "mq.db")
+	if code, out, errOut := runBot(t, "token", "create", "--db", db, "--name", "viewer", "--read-only"); code != 0 ||
+		!strings.Contains(out, `created read-only token "viewer"`) {
+		t.Fatalf("create --read-only: %d %q %q", code, out, errOut)
+	}
+	if code, out, errOut := runBot(t, "token", "create", "--db", db, "--name", "ci"); code != 0 ||
+		!strings.Contains(out, `created full token "ci"`) {
+		t.Fatalf("create: %d %q %q", code, out, errOut)
+	}
+	code, out, _ := runBot(t, "token", "list", "--db", db)
+	if code != 0 {
+		t.Fatalf("list: %d %q", code, out)
+	}
+	access := map[string]string{}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if f := strings.Fields(lines[0]); len(f) < 3 || f[2] != "ACCESS" {
+		t.Fatalf("list header %q lacks ACCESS", lines[0])
+	}
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		access[f[1]] = f[2]
+	}
+	if access["viewer"] != "read-only" || access["ci"] != "full" {
+		t.Errorf("list shows access %v, want viewer read-only and ci full:\n%s", access, out)
+	}
+}
+
 func TestUsageAndVersion(t *testing.T) {
 	if code, _, _ := runBot(t); code != 2 {
 		t.Errorf("no args: exit %d, want 2", code)

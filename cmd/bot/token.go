@@ -23,14 +23,16 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 const tokenUsage = `usage: bot token create|list|revoke [flags]
 
 Manages the REST API's tokens (header x-api-token) in the database the
-configuration names (or --db): create prints a new token once, list shows
-them without their secrets, revoke ID-OR-NAME ends one.
+configuration names (or --db): create prints a new token once (with full
+access, or --read-only: it may read the API, the dashboard and the browser
+extension's status but change nothing), list shows them without their
+secrets, revoke ID-OR-NAME ends one.
 "bot token <command> --help" describes the flags.
 `
 
 // tokenSynopses are the usage lines of the token commands.
 var tokenSynopses = map[string]string{
-	"create": "token create [--config FILE | --db FILE] --name NAME [--repo OWNER/NAME]... [--owner OWNER]... [--expires 720h]",
+	"create": "token create [--config FILE | --db FILE] --name NAME [--repo OWNER/NAME]... [--owner OWNER]... [--expires 720h] [--read-only]",
 	"list":   "token list [--config FILE | --db FILE]",
 	"revoke": "token revoke [--config FILE | --db FILE] ID-OR-NAME",
 }
@@ -57,6 +59,7 @@ func token(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	dbPath := fs.String("db", "", "database file (overrides the configuration)")
 	name := fs.String("name", "", "token name (create)")
 	expires := fs.Duration("expires", 0, "lifetime, e.g. 720h (create; 0 = never)")
+	readOnly := fs.Bool("read-only", false, "may read but not change anything: the API's write operations refuse it (create)")
 	var repos, owners listFlag
 	fs.Var(&repos, "repo", "allow only this repository owner/name (create; repeatable)")
 	fs.Var(&owners, "owner", "allow only this owner's repositories (create; repeatable)")
@@ -75,24 +78,29 @@ func token(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var tokens apitoken.Store = store
 	switch sub {
 	case "create":
-		secret, tok, err := apitoken.Issue(ctx, tokens, *name, repos, owners, *expires, time.Now())
+		var opts []apitoken.IssueOption
+		if *readOnly {
+			opts = append(opts, apitoken.ReadOnly())
+		}
+		secret, tok, err := apitoken.Issue(ctx, tokens, *name, repos, owners, *expires, time.Now(), opts...)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "created token %q (id %s); it is shown only once:\n%s\n", tok.Name, tok.ID, secret)
+		fmt.Fprintf(stdout, "created %s token %q (id %s); it is shown only once:\n%s\n", tok.Access(), tok.Name, tok.ID, secret)
 	case "list":
 		toks, err := tokens.ListTokens(ctx)
 		if err != nil {
 			return err
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tSCOPE\tCREATED\tEXPIRES\tREVOKED")
+		fmt.Fprintln(tw, "ID\tNAME\tACCESS\tSCOPE\tCREATED\tEXPIRES\tREVOKED")
 		for _, t := range toks {
 			scope := strings.Join(append(append([]string{}, t.Repos...), t.Owners...), ",")
 			if scope == "" {
 				scope = "all repositories"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, scope, when(t.CreatedAt), when(t.ExpiresAt), when(t.RevokedAt))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.Access(), scope, when(t.CreatedAt), when(t.ExpiresAt),
+				when(t.RevokedAt))
 		}
 		return tw.Flush()
 	case "revoke":

@@ -138,6 +138,9 @@
       case 401:
         return "The merge queue refused the API token (401): check it in the extension's options.";
       case 403:
+        if (/\bis read-only\b/.test(detail)) {
+          return `This API token is read-only: it shows the queue but cannot submit or cancel (403): ${detail}.`;
+        }
         return `This API token may not access this repository (403)${detail ? ": " + detail : ""}.`;
       case 500:
         return "The merge queue failed (500 internal error); try again later.";

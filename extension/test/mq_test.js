@@ -77,6 +77,8 @@
   eq("401", MQ.describeHTTPError(401, "invalid token", "x").includes("refused the API token"), true);
   eq("403", MQ.describeHTTPError(403, "token not allowed for acme/widgets\n", "x"),
     "This API token may not access this repository (403): token not allowed for acme/widgets.");
+  eq("403 read-only", MQ.describeHTTPError(403, 'API token "viewer" is read-only: submitPullRequest changes the queue and needs a token with full access\n', "x"),
+    'This API token is read-only: it shows the queue but cannot submit or cancel (403): API token "viewer" is read-only: submitPullRequest changes the queue and needs a token with full access.');
   eq("400 keeps the API's line", MQ.describeHTTPError(400, "priority \"x\" is not urgent", "x"),
     "The merge queue answered 400: priority \"x\" is not urgent.");
 

@@ -57,6 +57,9 @@ type route struct {
 	// it carries ForkedRunHeader; the handler must then confirm the run
 	// (see forkedRunFrom).
 	forkAuth bool
+	// write marks an operation that changes something: a read-only token
+	// is refused (403) before it runs.
+	write bool
 }
 
 // New returns the /v1 handler. It serves "/v1/<operation>" and, when mounted
@@ -71,16 +74,16 @@ func New(svc Service, tokens apitoken.Store, opts Options) http.Handler {
 	}
 	// One line per operation; each handler lives in its own file.
 	a.routes = map[string]route{
-		"submitPullRequest":           {method: http.MethodPost, serve: a.submitPullRequest},
-		"cancelPullRequest":           {method: http.MethodPost, serve: a.cancelPullRequest},
-		"restartTestsOnPullRequest":   {method: http.MethodPost, serve: a.restartTestsOnPullRequest},
+		"submitPullRequest":           {method: http.MethodPost, serve: a.submitPullRequest, write: true},
+		"cancelPullRequest":           {method: http.MethodPost, serve: a.cancelPullRequest, write: true},
+		"restartTestsOnPullRequest":   {method: http.MethodPost, serve: a.restartTestsOnPullRequest, write: true},
 		"getSubmittedPullRequest":     {method: http.MethodPost, serve: a.getSubmittedPullRequest},
-		"setImpactedTargets":          {method: http.MethodPost, serve: a.setImpactedTargets, forkAuth: true},
+		"setImpactedTargets":          {method: http.MethodPost, serve: a.setImpactedTargets, forkAuth: true, write: true},
 		"getMergeQueueTestingDetails": {method: http.MethodPost, serve: a.getMergeQueueTestingDetails},
-		"createQueue":                 {method: http.MethodPost, serve: a.createQueue},
-		"deleteQueue":                 {method: http.MethodPost, serve: a.deleteQueue},
+		"createQueue":                 {method: http.MethodPost, serve: a.createQueue, write: true},
+		"deleteQueue":                 {method: http.MethodPost, serve: a.deleteQueue, write: true},
 		"getQueue":                    {method: http.MethodPost, serve: a.getQueue},
-		"updateQueue":                 {method: http.MethodPost, serve: a.updateQueue},
+		"updateQueue":                 {method: http.MethodPost, serve: a.updateQueue, write: true},
 		"listPullRequests":            {method: http.MethodPost, serve: a.listPullRequests},
 		"getMergeQueueMetrics":        {method: http.MethodGet, serve: a.getMergeQueueMetrics},
 	}
@@ -89,7 +92,8 @@ func New(svc Service, tokens apitoken.Store, opts Options) http.Handler {
 
 // ServeHTTP routes, checks the method, authenticates, then runs the
 // operation. Unknown operations are 404 and wrong methods 405, both before
-// authentication; a panic in an operation is answered 500.
+// authentication; a read-only token is 403 on a write operation, before it
+// reads the body; a panic in an operation is answered 500.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	op := operationName(r.URL.Path)
 	log := requestid.Annotate(r.Context(), a.log.With()).Str("operation", op).Logger()
@@ -133,6 +137,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		log = log.With().Str("token_id", tok.ID).Str("token_name", tok.Name).Logger()
 		ctx = withToken(log.WithContext(ctx), tok)
+		if rt.write && tok.ReadOnly {
+			a.writeError(w, r.WithContext(ctx), readOnlyRefusal(tok, op))
+			return
+		}
 	}
 	if err := rt.serve(w, r.WithContext(ctx)); err != nil {
 		a.writeError(w, r.WithContext(ctx), err)

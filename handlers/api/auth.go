@@ -69,3 +69,9 @@ func authorize(ctx context.Context, repo queue.Repo) error {
 func unauthorized(msg string) error {
 	return &apiError{Status: http.StatusUnauthorized, Msg: msg}
 }
+
+// readOnlyRefusal is the 403 of a read-only token on a write operation.
+func readOnlyRefusal(tok *apitoken.Token, op string) error {
+	return &apiError{Status: http.StatusForbidden,
+		Msg: fmt.Sprintf("API token %q is read-only: %s changes the queue and needs a token with full access", tok.Name, op)}
+}

@@ -20,6 +20,7 @@ func tokenColumns(t *apitoken.Token) []column {
 		{"hash", t.Hash, &t.Hash},
 		{"repos", jsonVal{t.Repos}, jsonScan{&t.Repos}},
 		{"owners", jsonVal{t.Owners}, jsonScan{&t.Owners}},
+		{"read_only", t.ReadOnly, &t.ReadOnly},
 		{"created_at", timeVal(t.CreatedAt), timeScan{&t.CreatedAt}},
 		{"expires_at", timeVal(t.ExpiresAt), timeScan{&t.ExpiresAt}},
 		{"revoked_at", timeVal(t.RevokedAt), timeScan{&t.RevokedAt}},

@@ -25,7 +25,7 @@ func TestTokenRoundTrip(t *testing.T) {
 		token apitoken.Token
 	}{
 		{"every field", apitoken.Token{ID: "t1", Name: "ci", Hash: hashOf("s1"), Repos: []string{"acme/widgets"},
-			Owners: []string{"acme"}, CreatedAt: t0, ExpiresAt: at(time.Hour), RevokedAt: at(time.Minute)}},
+			Owners: []string{"acme"}, ReadOnly: true, CreatedAt: t0, ExpiresAt: at(time.Hour), RevokedAt: at(time.Minute)}},
 		{"nil scopes", apitoken.Token{ID: "t2", Name: "admin", Hash: hashOf("s2"), CreatedAt: at(time.Second)}},
 		{"empty scopes", apitoken.Token{ID: "t3", Name: "x", Hash: hashOf("s3"), Repos: []string{}, Owners: []string{},
 			CreatedAt: at(2 * time.Second)}},

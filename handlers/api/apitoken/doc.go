@@ -10,6 +10,9 @@
 //   - A token is scoped to repositories ("owner/name") and owners, or to
 //     every repository when it names neither (Token.Allows); names compare
 //     case-insensitively, as on GitHub.
+//   - A token has full access, or is read-only (Token.ReadOnly): the API's
+//     write operations refuse a read-only token; reads, the dashboard and
+//     the browser extension's status accept it.
 //
 // The Store is implemented by queue/sqlite; handlers/api authenticates
 // requests with Verify and `bot token` manages tokens. This package imports

@@ -31,17 +31,27 @@ var (
 
 var secretEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
 
+// IssueOption adjusts a token being issued.
+type IssueOption func(*Token)
+
+// ReadOnly issues a read-only token (Token.ReadOnly).
+func ReadOnly() IssueOption { return func(t *Token) { t.ReadOnly = true } }
+
 // Issue creates an API token named name and stores it; only the SHA-256 of
 // the secret is kept, so the returned secret ("mq_" + 52 base32 characters
-// of 32 random bytes) must be shown to the user now or never. repos ("owner/name") and owners restrict the token; both empty
-// means every repository. ttl > 0 sets an expiry of now+ttl, 0 means none.
-// Invalid arguments and a name already used by a token that is not revoked
-// are *queue.InputError.
+// of 32 random bytes) must be shown to the user now or never. repos
+// ("owner/name") and owners restrict the token; both empty means every
+// repository. ttl > 0 sets an expiry of now+ttl, 0 means none. A token has
+// full access unless ReadOnly is given. Invalid arguments and a name already
+// used by a token that is not revoked are *queue.InputError.
 func Issue(ctx context.Context, store Store, name string, repos, owners []string,
-	ttl time.Duration, now time.Time) (string, Token, error) {
+	ttl time.Duration, now time.Time, opts ...IssueOption) (string, Token, error) {
 	tok, err := newSpec(name, repos, owners, ttl, now)
 	if err != nil {
 		return "", Token{}, err
+	}
+	for _, o := range opts {
+		o(&tok)
 	}
 	existing, err := store.ListTokens(ctx)
 	if err != nil {

@@ -125,3 +125,21 @@ func TestIssueStoreFailure(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// ReadOnly issues a read-only token; without it a token has full access.
+func TestIssueReadOnly(t *testing.T) {
+	t.Parallel()
+	store := apitokentest.NewStore()
+	secret, tok, err := apitoken.Issue(context.Background(), store, "viewer", nil, nil, 0, testNow, apitoken.ReadOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := apitoken.Verify(context.Background(), store, secret, testNow)
+	if err != nil || !tok.ReadOnly || !stored.ReadOnly || stored.Access() != "read-only" {
+		t.Fatalf("issued %+v, stored %+v, %v; want read-only", tok, stored, err)
+	}
+	_, full, err := apitoken.Issue(context.Background(), store, "ci", nil, nil, 0, testNow)
+	if err != nil || full.ReadOnly || full.Access() != "full" {
+		t.Fatalf("default token %+v, %v; want full access", full, err)
+	}
+}

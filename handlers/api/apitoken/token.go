@@ -10,11 +10,15 @@ import (
 
 // Token is a REST API token. Only the SHA-256 hash of its secret is kept.
 type Token struct {
-	ID        string
-	Name      string
-	Hash      []byte   // SHA-256 of the secret
-	Repos     []string // "owner/name"; empty with Owners empty = every repo
-	Owners    []string
+	ID     string
+	Name   string
+	Hash   []byte   // SHA-256 of the secret
+	Repos  []string // "owner/name"; empty with Owners empty = every repo
+	Owners []string
+	// ReadOnly tokens may read (the API's read operations, the dashboard,
+	// the browser extension's status) but not change anything: the API's
+	// write operations refuse them (403).
+	ReadOnly  bool
 	CreatedAt time.Time
 	ExpiresAt time.Time // zero = never
 	RevokedAt time.Time // zero = not revoked
@@ -31,6 +35,14 @@ type Store interface {
 	ListTokens(ctx context.Context) ([]Token, error)
 	// RevokeToken marks the token with this ID or name revoked (queue.ErrNotFound).
 	RevokeToken(ctx context.Context, idOrName string, at time.Time) error
+}
+
+// Access names what the token may do: "read-only" or "full".
+func (t Token) Access() string {
+	if t.ReadOnly {
+		return "read-only"
+	}
+	return "full"
 }
 
 // Allows reports whether the token's scope covers repo: a token with

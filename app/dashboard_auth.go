@@ -2,23 +2,16 @@ package app
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
 )
-
-// dashboardCookie holds the API token a browser signed in with.
-const dashboardCookie = "mq_dashboard"
-
-// dashboardCookieAge is how long a browser stays signed in (the token's
-// own expiry and revocation apply at every request regardless).
-const dashboardCookieAge = 30 * 24 * time.Hour
 
 // viewer is who reads the dashboard: anyone when it is public, a live API
 // token, or a GitHub user signed in through the App's OAuth. The zero
@@ -70,47 +63,46 @@ func (a *App) dashboardAccess() DashboardAccess {
 
 // guard lets a request through with its viewer in the context, or refuses
 // it: a page redirects to /login (coming back afterwards), a fragment
-// answers 401. The token comes from the sign-in cookie or, for scripts,
-// the x-api-token header of /v1.
+// answers 401. The viewer comes from the x-api-token header (scripts) or
+// the browser's session (signed in with a token or with GitHub).
 func (a *App) guard(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if a.dashboardAccess() == DashboardPublic {
 			next(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, viewer{Public: true})))
 			return
 		}
-		if a.dashboardAccess() == DashboardGitHub {
-			if v, ok := a.githubSession(r); ok {
-				next(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)))
-				return
-			}
-		}
-		secret, fromCookie := r.Header.Get("x-api-token"), false
-		if secret == "" {
-			if c, err := r.Cookie(dashboardCookie); err == nil {
-				secret, fromCookie = c.Value, true
-			}
-		}
-		tok, err := apitoken.Verify(r.Context(), a.store, secret, a.clock())
-		if err != nil {
-			if !apitoken.IsRefusal(err) {
-				internalError(w, r, "dashboard: failed to verify a token", err)
-				return
-			}
-			if secret != "" {
+		if secret := r.Header.Get("x-api-token"); secret != "" {
+			tok, err := apitoken.Verify(r.Context(), a.store, secret, a.clock())
+			switch {
+			case apitoken.IsRefusal(err):
 				logRefusal(r, err)
-			}
-			if strings.HasPrefix(r.URL.Path, "/fragments/") || !fromCookie && secret != "" {
 				http.Error(w, "dashboard: "+apitoken.RefusalMessage, http.StatusUnauthorized)
-				return
+			case err != nil:
+				internalError(w, r, "dashboard: failed to verify a token", err)
+			default:
+				v := viewer{Token: tok, Name: "token " + tok.Name}
+				next(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)))
 			}
-			if fromCookie {
-				clearDashboardCookie(w, a.secureCookies(r))
-			}
-			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}
-		v := viewer{Token: tok, Name: "token " + tok.Name, CanLogout: fromCookie}
-		next(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)))
+		v, err := a.sessionViewer(r)
+		switch {
+		case err == nil:
+			next(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)))
+			return
+		case !errors.Is(err, errNoSession):
+			internalError(w, r, "dashboard: failed to read the session", err)
+			return
+		}
+		if _, err := r.Cookie(sessionCookie); err == nil {
+			clearCookie(w, sessionCookie, a.secureCookies(r))
+		}
+		a.clearLegacyCookies(w, r)
+		if strings.HasPrefix(r.URL.Path, "/fragments/") {
+			http.Error(w, "dashboard: not signed in", http.StatusUnauthorized)
+			return
+		}
+		http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 	}
 }
 
@@ -131,14 +123,6 @@ func (a *App) secureCookies(r *http.Request) bool {
 	return r.TLS != nil || a.cfg != nil && strings.HasPrefix(strings.ToLower(a.cfg.Server.PublicURL), "https://")
 }
 
-// clearDashboardCookie forgets the browser's token and GitHub session.
-func clearDashboardCookie(w http.ResponseWriter, secure bool) {
-	for _, name := range []string{dashboardCookie, githubSessionCookie} {
-		http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1,
-			HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode})
-	}
-}
-
 type loginView struct {
 	Next  string
 	Error string
@@ -157,13 +141,13 @@ func (a *App) loginPage(w http.ResponseWriter, r *http.Request) {
 		Body: loginView{Next: next, GitHub: a.dashboardAccess() == DashboardGitHub}})
 }
 
-// login checks the token entered and keeps it in an HttpOnly,
-// SameSite=Strict cookie (Secure over https), then goes back where the
-// reader was going. A refused token changes nothing and says why.
+// login checks the token entered and opens a session with it (see
+// dashboard_sessions.go), then goes back where the reader was going. A
+// refused token changes nothing and gets the one refusal message.
 func (a *App) login(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.PostForm.Get("next"))
 	secret := strings.TrimSpace(r.PostForm.Get("token"))
-	_, err := apitoken.Verify(r.Context(), a.store, secret, a.clock())
+	tok, err := apitoken.Verify(r.Context(), a.store, secret, a.clock())
 	switch {
 	case err == nil:
 	case apitoken.IsRefusal(err):
@@ -176,13 +160,25 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 		internalError(w, r, "dashboard: failed to verify a token", err)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: dashboardCookie, Value: secret, Path: "/", MaxAge: int(dashboardCookieAge.Seconds()),
-		HttpOnly: true, Secure: a.secureCookies(r), SameSite: http.SameSiteStrictMode})
+	now := a.clock()
+	s := dashSession{TokenID: tok.ID, CreatedAt: now, ExpiresAt: now.Add(tokenSessionMax), Idle: tokenSessionIdle}
+	if !tok.ExpiresAt.IsZero() && tok.ExpiresAt.Before(s.ExpiresAt) {
+		s.ExpiresAt = tok.ExpiresAt
+	}
+	if err := a.openSession(w, r, s); err != nil {
+		internalError(w, r, "dashboard: failed to sign in", err)
+		return
+	}
+	zerolog.Ctx(r.Context()).Info().Str("token_id", tok.ID).Msg("dashboard: signed in with a token")
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
-// logout forgets the browser's token.
+// logout ends the browser's session on the server (a replayed cookie no
+// longer works) and forgets its cookies.
 func (a *App) logout(w http.ResponseWriter, r *http.Request) {
-	clearDashboardCookie(w, a.secureCookies(r))
+	if err := a.closeSession(w, r); err != nil {
+		internalError(w, r, "dashboard: failed to sign out", err)
+		return
+	}
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }

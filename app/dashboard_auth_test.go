@@ -14,8 +14,8 @@ import (
 )
 
 // By default the dashboard needs an API token: pages send the reader to
-// /login, fragments answer 401, a wrong token is refused with its reason
-// and sets nothing; the right one is kept in an HttpOnly, SameSite=Strict
+// /login, fragments answer 401, a wrong token is refused and sets nothing;
+// the right one opens a session kept in an HttpOnly, SameSite=Strict
 // cookie. A token scoped to a repository sees only that one. /healthz,
 // /metrics and the webhook route are not guarded.
 func TestDashboardRequiresTokenByDefault(t *testing.T) {
@@ -78,11 +78,12 @@ func TestDashboardRequiresTokenByDefault(t *testing.T) {
 		t.Errorf("fragment leaks another repository: %s", frag.Body)
 	}
 
-	// Expiry applies to a browser already signed in: it is sent back to
-	// /login and its cookie cleared.
-	d.page("/", "Cookie", dashboardCookie+"="+expiring)
+	// Expiry of the token applies to a browser already signed in with it:
+	// it is sent back to /login and its cookie cleared.
+	signedIn := d.do("POST", "/login", url.Values{"token": {expiring}}).Result().Cookies()[0]
+	d.page("/", "Cookie", signedIn.Name+"="+signedIn.Value)
 	d.now = d.now.Add(2 * time.Hour)
-	rec := d.do("GET", "/", nil, "Cookie", dashboardCookie+"="+expiring)
+	rec := d.do("GET", "/", nil, "Cookie", signedIn.Name+"="+signedIn.Value)
 	if rec.Code != http.StatusSeeOther || !allCleared(rec.Result().Cookies()) {
 		t.Errorf("expired token: %d, cookies %v", rec.Code, rec.Result().Cookies())
 	}
@@ -92,7 +93,7 @@ func TestDashboardRequiresTokenByDefault(t *testing.T) {
 	}
 }
 
-// allCleared reports whether cookies clear the sign-in cookie and nothing
+// allCleared reports whether cookies clear the session cookie and nothing
 // else is set.
 func allCleared(cookies []*http.Cookie) bool {
 	found := false
@@ -100,7 +101,7 @@ func allCleared(cookies []*http.Cookie) bool {
 		if c.MaxAge >= 0 {
 			return false
 		}
-		found = found || c.Name == dashboardCookie
+		found = found || c.Name == sessionCookie
 	}
 	return found
 }

@@ -2,9 +2,7 @@ package app
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
@@ -29,63 +27,13 @@ import (
 // a user token; the token names the user (GET /user), the App's
 // installation tells which repositories with a queue they can read
 // (collaborator permission other than "none"), and the token is dropped.
-// The session is a cookie signed with a key derived from the client
-// secret: login, readable repositories, expiry. It is not refreshed: a
-// queue created later shows after the next sign-in.
+// A server-side session (dashboard_sessions.go) keeps the login and the
+// readable repositories for githubSessionAge. It is not refreshed: a queue
+// created later shows after the next sign-in.
 const (
-	githubSessionCookie = "mq_dashboard_gh"
-	oauthStateCookie    = "mq_oauth_state"
-	githubSessionAge    = 8 * time.Hour
-	oauthStateAge       = 10 * time.Minute
+	oauthStateCookie = "mq_oauth_state"
+	oauthStateAge    = 10 * time.Minute
 )
-
-// githubSessionData is what the session cookie holds.
-type githubSessionData struct {
-	Login string   `json:"l"`
-	Repos []string `json:"r"` // "owner/name", lower case
-	Exp   int64    `json:"e"` // Unix seconds
-}
-
-func (a *App) sessionKey() []byte {
-	sum := sha256.Sum256([]byte("mq dashboard session\x00" + a.cfg.Dashboard.GitHub.ClientSecret))
-	return sum[:]
-}
-
-func (a *App) signSession(d githubSessionData) string {
-	payload, _ := json.Marshal(d) //nolint:errchkjson // strings and an integer
-	mac := hmac.New(sha256.New, a.sessionKey())
-	mac.Write(payload)
-	enc := base64.RawURLEncoding
-	return enc.EncodeToString(payload) + "." + enc.EncodeToString(mac.Sum(nil))
-}
-
-// githubSession returns the viewer of a valid, unexpired session cookie.
-func (a *App) githubSession(r *http.Request) (viewer, bool) {
-	c, err := r.Cookie(githubSessionCookie)
-	if err != nil {
-		return viewer{}, false
-	}
-	p64, s64, ok := strings.Cut(c.Value, ".")
-	payload, err1 := base64.RawURLEncoding.DecodeString(p64)
-	sig, err2 := base64.RawURLEncoding.DecodeString(s64)
-	if !ok || err1 != nil || err2 != nil {
-		return viewer{}, false
-	}
-	mac := hmac.New(sha256.New, a.sessionKey())
-	mac.Write(payload)
-	if !hmac.Equal(sig, mac.Sum(nil)) {
-		return viewer{}, false
-	}
-	var d githubSessionData
-	if json.Unmarshal(payload, &d) != nil || d.Login == "" || !a.clock().Before(time.Unix(d.Exp, 0)) {
-		return viewer{}, false
-	}
-	v := viewer{Login: d.Login, Name: d.Login, CanLogout: true, repos: map[string]bool{}}
-	for _, full := range d.Repos {
-		v.repos[full] = true
-	}
-	return v, true
-}
 
 func (a *App) oauthCallbackURL() string {
 	return strings.TrimRight(a.cfg.Server.PublicURL, "/") + "/login/github/callback"
@@ -160,9 +108,12 @@ func (a *App) githubCallback(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusBadGateway, "Not signed in: failed to check your access on GitHub; try again.")
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: githubSessionCookie, Value: a.signSession(githubSessionData{Login: login, Repos: repos,
-		Exp: a.clock().Add(githubSessionAge).Unix()}), Path: "/", MaxAge: int(githubSessionAge.Seconds()), HttpOnly: true,
-		Secure: a.secureCookies(r), SameSite: http.SameSiteStrictMode})
+	now := a.clock()
+	if err := a.openSession(w, r, dashSession{Login: login, Repos: repos, CreatedAt: now, ExpiresAt: now.Add(githubSessionAge)}); err != nil {
+		internalError(w, r, "dashboard: failed to sign in", err)
+		return
+	}
+	zerolog.Ctx(r.Context()).Info().Str("login", login).Int("repos", len(repos)).Msg("dashboard: signed in with GitHub")
 	// A page, not a redirect: a Strict cookie is not sent on a navigation
 	// that started on GitHub, but is on one this page starts.
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

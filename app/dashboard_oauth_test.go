@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -83,7 +84,7 @@ func TestDashboardGitHubSignIn(t *testing.T) {
 	res := signInWithGitHub(t, d, "alice", "/repos/acme/widgets")
 	var session *http.Cookie
 	for _, c := range res.Cookies() {
-		if c.Name == githubSessionCookie && c.MaxAge > 0 {
+		if c.Name == sessionCookie && c.MaxAge > 0 {
 			session = c
 		}
 	}
@@ -106,7 +107,7 @@ func TestDashboardGitHubSignIn(t *testing.T) {
 	// bob can read neither: signed in, he sees no queue.
 	res = signInWithGitHub(t, d, "bob", "/")
 	for _, c := range res.Cookies() {
-		if c.Name == githubSessionCookie && c.MaxAge > 0 {
+		if c.Name == sessionCookie && c.MaxAge > 0 {
 			if p := d.page("/", "Cookie", c.Name+"="+c.Value); strings.Contains(p, "acme/") {
 				t.Errorf("bob sees repositories:\n%s", p)
 			}
@@ -130,7 +131,7 @@ func TestDashboardGitHubSignIn(t *testing.T) {
 func sessionCookies(res *http.Response) []*http.Cookie {
 	var out []*http.Cookie
 	for _, c := range res.Cookies() {
-		if c.Name == githubSessionCookie && c.MaxAge > 0 {
+		if c.Name == sessionCookie && c.MaxAge > 0 {
 			out = append(out, c)
 		}
 	}
@@ -159,5 +160,40 @@ func TestDashboardGitHubConfig(t *testing.T) {
 	})
 	if err != nil || c.Dashboard.GitHub.ClientSecret != "s3cret" {
 		t.Errorf("client secret from the environment: %+v, %v", c.Dashboard, err)
+	}
+}
+
+// A GitHub sign-in opens a server-side session: the cookie is a random id,
+// the store keeps the login and the readable repositories, and signing out
+// ends it, so the replayed cookie no longer works. Turning GitHub sign-in
+// off ends GitHub sessions too.
+func TestGitHubSessionIsServerSide(t *testing.T) {
+	d, _ := newOAuthDashEnv(t)
+	res := signInWithGitHub(t, d, "alice", "/")
+	cs := sessionCookies(res)
+	if len(cs) != 1 {
+		t.Fatalf("callback set %v", res.Cookies())
+	}
+	s, err := d.store.Session(context.Background(), sessionHash(cs[0].Value))
+	if err != nil || s.Login != "alice" || strings.Join(s.Repos, ",") != "acme/widgets" || s.TokenID != "" ||
+		!s.ExpiresAt.Equal(d.now.Add(githubSessionAge)) {
+		t.Fatalf("stored session %+v, %v", s, err)
+	}
+	cookie := cs[0].Name + "=" + cs[0].Value
+	if !d.signedIn(cookie) {
+		t.Fatal("not signed in")
+	}
+	if out := d.do("POST", "/logout", url.Values{}, "Cookie", cookie); out.Code != http.StatusSeeOther {
+		t.Fatalf("sign out: %d", out.Code)
+	}
+	if d.signedIn(cookie) {
+		t.Error("the cookie of a signed-out GitHub session still opens the dashboard")
+	}
+
+	res = signInWithGitHub(t, d, "alice", "/")
+	cookie = sessionCookies(res)[0].Name + "=" + sessionCookies(res)[0].Value
+	d.app.cfg.Dashboard.Access = DashboardToken
+	if d.signedIn(cookie) {
+		t.Error("a GitHub session still opens the dashboard once access is token")
 	}
 }

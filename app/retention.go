@@ -33,9 +33,11 @@ func (a *App) retain(ctx context.Context) {
 	}
 }
 
-// pruneOnce deletes old processed deliveries, old delivered notices and
-// old events every notification target has received.
+// pruneOnce deletes ended dashboard sessions, old processed deliveries,
+// old delivered notices and old events every notification target has
+// received.
 func (a *App) pruneOnce(ctx context.Context) {
+	a.pruneSessions(ctx)
 	upTo := int64(-1)
 	for _, t := range a.notifier.Targets() {
 		c, err := a.store.NotificationCursor(ctx, t)

@@ -1,5 +1,7 @@
 // Package sqlite is the durable queue.Store, inbox.Store and apitoken.Store on
-// SQLite, through the pure-Go driver modernc.org/sqlite (CGO_ENABLED=0 builds).
+// SQLite, through the pure-Go driver modernc.org/sqlite (CGO_ENABLED=0 builds),
+// and the store of the dashboard's sessions (DashboardSession, kept by their
+// hash only).
 //
 // Guarantees:
 //

@@ -32,6 +32,7 @@ var (
 	tokenInsert = insertSQL("api_tokens", tokenCols, "")
 	tokenSelect = "SELECT " + selectList(tokenCols, "") + " FROM api_tokens"
 	tokenByHash = tokenSelect + " WHERE hash = ?"
+	tokenByID   = tokenSelect + " WHERE id = ?"
 	tokenList   = tokenSelect + " ORDER BY created_at, id"
 )
 
@@ -62,6 +63,19 @@ func (o *ops) TokenByHash(ctx context.Context, hash []byte) (*apitoken.Token, er
 	}
 	if err != nil {
 		return nil, fmt.Errorf("failed to look up token: %w", err)
+	}
+	return &t, nil
+}
+
+// TokenByID finds a token by its ID, revoked or expired ones included;
+// queue.ErrNotFound if none.
+func (o *ops) TokenByID(ctx context.Context, id string) (*apitoken.Token, error) {
+	t, err := scanToken(o.rd.QueryRowContext(ctx, tokenByID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("token %s: %w", id, queue.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to look up token %s: %w", id, err)
 	}
 	return &t, nil
 }

@@ -40,6 +40,11 @@ func TestTokenRoundTrip(t *testing.T) {
 				t.Fatalf("TokenByHash: %v", err)
 			}
 			assertEqual(t, got, &tc.token)
+			byID, err := s.TokenByID(ctx, tc.token.ID)
+			if err != nil {
+				t.Fatalf("TokenByID: %v", err)
+			}
+			assertEqual(t, byID, &tc.token)
 		})
 	}
 	list, err := s.ListTokens(ctx)
@@ -65,6 +70,7 @@ func TestTokenErrors(t *testing.T) {
 		{"duplicate id", func() error { return s.CreateToken(ctx, apitoken.Token{ID: "t1", Hash: hashOf("other")}) }, queue.ErrExists},
 		{"duplicate hash", func() error { return s.CreateToken(ctx, apitoken.Token{ID: "t2", Hash: hashOf("s1")}) }, queue.ErrExists},
 		{"unknown hash", func() error { _, err := s.TokenByHash(ctx, hashOf("nope")); return err }, queue.ErrNotFound},
+		{"unknown id", func() error { _, err := s.TokenByID(ctx, "nope"); return err }, queue.ErrNotFound},
 		{"revoke unknown", func() error { return s.RevokeToken(ctx, "nope", t0) }, queue.ErrNotFound},
 	}
 	for _, tc := range cases {

@@ -31,6 +31,9 @@ type Store interface {
 	// TokenByHash finds a token by the hash of its secret, revoked or
 	// expired ones included (queue.ErrNotFound).
 	TokenByHash(ctx context.Context, hash []byte) (*Token, error)
+	// TokenByID finds a token by its ID, revoked or expired ones included
+	// (queue.ErrNotFound).
+	TokenByID(ctx context.Context, id string) (*Token, error)
 	// ListTokens returns every token, revoked ones included.
 	ListTokens(ctx context.Context) ([]Token, error)
 	// RevokeToken marks the token with this ID or name revoked (queue.ErrNotFound).

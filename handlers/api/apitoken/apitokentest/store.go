@@ -58,6 +58,21 @@ func (f *Store) TokenByHash(_ context.Context, hash []byte) (*apitoken.Token, er
 	return &t, nil
 }
 
+// TokenByID finds the token with this ID (queue.ErrNotFound).
+func (f *Store) TokenByID(_ context.Context, id string) (*apitoken.Token, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Err != nil {
+		return nil, f.Err
+	}
+	for _, t := range f.byHash {
+		if t.ID == id {
+			return &t, nil
+		}
+	}
+	return nil, queue.ErrNotFound
+}
+
 // ListTokens returns every stored token, in no particular order.
 func (f *Store) ListTokens(context.Context) ([]apitoken.Token, error) {
 	f.mu.Lock()

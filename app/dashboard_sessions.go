@@ -1,0 +1,225 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/mergequeue/mq/handlers/api/apitoken"
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/sqlite"
+)
+
+// Dashboard sessions. Signing in (with an API token, or with GitHub) opens
+// a session on the server; the browser keeps only its random id (256 bits,
+// in an HttpOnly, SameSite=Strict cookie, Secure over https), the database
+// only the id's SHA-256. Every request looks the session up, so signing
+// out (which deletes it), expiry, and the revocation or expiry of the
+// token a session was opened with apply at once, even to a replayed
+// cookie.
+const (
+	// sessionCookie holds the session id.
+	sessionCookie = "mq_session"
+	// tokenSessionIdle ends a session opened with a token after so long
+	// unused.
+	tokenSessionIdle = 12 * time.Hour
+	// tokenSessionMax ends a session opened with a token so long after
+	// sign-in however it is used (sooner when the token expires).
+	tokenSessionMax = 7 * 24 * time.Hour
+	// githubSessionAge ends a GitHub session so long after sign-in: its
+	// readable repositories were read then.
+	githubSessionAge = 8 * time.Hour
+	// sessionTouchEvery is how stale a session's last use may be recorded
+	// (one write per session per minute at most).
+	sessionTouchEvery = time.Minute
+	// sessionIDBytes is the entropy of a session id.
+	sessionIDBytes = 32
+)
+
+// legacyCookies are the sign-in cookies of earlier versions (the raw API
+// token; a signed GitHub session). They are no longer accepted, and cleared
+// wherever a browser still sends them.
+var legacyCookies = []string{"mq_dashboard", "mq_dashboard_gh"}
+
+// dashSession is a signed-in browser (see sqlite.DashboardSession, which
+// has the same fields so that the two convert).
+type dashSession struct {
+	Hash      []byte
+	TokenID   string
+	Login     string
+	Repos     []string
+	CreatedAt time.Time
+	SeenAt    time.Time
+	ExpiresAt time.Time
+	Idle      time.Duration
+}
+
+// sessionStore keeps the dashboard's sessions by the hash of their id.
+type sessionStore interface {
+	// CreateSession stores a new session (queue.ErrExists if its hash is
+	// taken).
+	CreateSession(ctx context.Context, s dashSession) error
+	// Session returns the session stored under hash, ended or not
+	// (queue.ErrNotFound).
+	Session(ctx context.Context, hash []byte) (dashSession, error)
+	// TouchSession records a use at at (queue.ErrNotFound).
+	TouchSession(ctx context.Context, hash []byte, at time.Time) error
+	// DeleteSession removes a session; a missing one is no error.
+	DeleteSession(ctx context.Context, hash []byte) error
+	// PruneSessions deletes the sessions ended at now (expired, idle, or
+	// opened with a token no longer live) and counts them.
+	PruneSessions(ctx context.Context, now time.Time) (int64, error)
+}
+
+// sqliteSessions is the SQLite store as a sessionStore.
+type sqliteSessions struct{ *sqlite.Store }
+
+var _ sessionStore = sqliteSessions{}
+
+func (s sqliteSessions) CreateSession(ctx context.Context, d dashSession) error {
+	return s.Store.CreateSession(ctx, sqlite.DashboardSession(d))
+}
+
+func (s sqliteSessions) Session(ctx context.Context, hash []byte) (dashSession, error) {
+	d, err := s.Store.Session(ctx, hash)
+	return dashSession(d), err
+}
+
+// sessions is the store of dashboard sessions.
+func (a *App) sessions() sessionStore { return sqliteSessions{a.store} }
+
+// expired reports whether the session has ended at now.
+func (s dashSession) expired(now time.Time) bool { return sqlite.DashboardSession(s).Expired(now) }
+
+// sessionHash is the SHA-256 of a session id, the only form stored.
+func sessionHash(id string) []byte {
+	sum := sha256.Sum256([]byte(id))
+	return sum[:]
+}
+
+// openSession stores s under a fresh random id and gives the browser the
+// id in the session cookie, clearing any legacy cookie.
+func (a *App) openSession(w http.ResponseWriter, r *http.Request, s dashSession) error {
+	raw := make([]byte, sessionIDBytes)
+	if _, err := rand.Read(raw); err != nil {
+		return fmt.Errorf("failed to generate a session id: %w", err)
+	}
+	id := base64.RawURLEncoding.EncodeToString(raw)
+	s.Hash = sessionHash(id)
+	if s.SeenAt.IsZero() {
+		s.SeenAt = s.CreatedAt
+	}
+	if err := a.sessions().CreateSession(r.Context(), s); err != nil {
+		return fmt.Errorf("failed to open a dashboard session: %w", err)
+	}
+	a.clearLegacyCookies(w, r)
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", MaxAge: int(s.ExpiresAt.Sub(s.CreatedAt).Seconds()),
+		HttpOnly: true, Secure: a.secureCookies(r), SameSite: http.SameSiteStrictMode})
+	return nil
+}
+
+// errNoSession: the request carries no live session.
+var errNoSession = errors.New("no live dashboard session")
+
+// sessionViewer returns the viewer of the request's session: errNoSession
+// when it sends none, an unknown one or one that has ended (expired, idle,
+// or opened with a token since revoked or expired); any other error is a
+// store failure. A live session's use is recorded.
+func (a *App) sessionViewer(r *http.Request) (viewer, error) {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil || c.Value == "" || len(c.Value) > 128 {
+		return viewer{}, errNoSession
+	}
+	ctx, now, hash := r.Context(), a.clock(), sessionHash(c.Value)
+	s, err := a.sessions().Session(ctx, hash)
+	if errors.Is(err, queue.ErrNotFound) {
+		return viewer{}, errNoSession
+	}
+	if err != nil {
+		return viewer{}, err
+	}
+	if s.expired(now) {
+		return viewer{}, errNoSession
+	}
+	v := viewer{CanLogout: true}
+	if s.TokenID != "" {
+		tok, err := apitoken.Store(a.store).TokenByID(ctx, s.TokenID)
+		if errors.Is(err, queue.ErrNotFound) {
+			return viewer{}, errNoSession
+		}
+		if err != nil {
+			return viewer{}, fmt.Errorf("failed to read the session's token: %w", err)
+		}
+		if tok.Live(now) != nil {
+			return viewer{}, errNoSession
+		}
+		v.Token, v.Name = tok, "token "+tok.Name
+	} else {
+		if a.dashboardAccess() != DashboardGitHub {
+			return viewer{}, errNoSession // GitHub sign-in was turned off since
+		}
+		v.Login, v.Name, v.repos = s.Login, s.Login, map[string]bool{}
+		for _, full := range s.Repos {
+			v.repos[full] = true
+		}
+	}
+	if now.Sub(s.SeenAt) >= sessionTouchEvery {
+		if err := a.sessions().TouchSession(ctx, hash, now); err != nil && !errors.Is(err, queue.ErrNotFound) {
+			return viewer{}, err
+		}
+	}
+	return v, nil
+}
+
+// closeSession deletes the request's session, if any, and clears the
+// browser's session (and legacy) cookies.
+func (a *App) closeSession(w http.ResponseWriter, r *http.Request) error {
+	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
+		if err := a.sessions().DeleteSession(r.Context(), sessionHash(c.Value)); err != nil {
+			return fmt.Errorf("failed to end the dashboard session: %w", err)
+		}
+	}
+	a.clearCookies(w, r)
+	return nil
+}
+
+// clearCookies forgets the browser's session and legacy cookies.
+func (a *App) clearCookies(w http.ResponseWriter, r *http.Request) {
+	clearCookie(w, sessionCookie, a.secureCookies(r))
+	for _, name := range legacyCookies {
+		clearCookie(w, name, a.secureCookies(r))
+	}
+}
+
+// clearLegacyCookies forgets the legacy cookies the browser sent.
+func (a *App) clearLegacyCookies(w http.ResponseWriter, r *http.Request) {
+	for _, name := range legacyCookies {
+		if _, err := r.Cookie(name); err == nil {
+			clearCookie(w, name, a.secureCookies(r))
+		}
+	}
+}
+
+func clearCookie(w http.ResponseWriter, name string, secure bool) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode})
+}
+
+// pruneSessions deletes the sessions that have ended.
+func (a *App) pruneSessions(ctx context.Context) {
+	n, err := a.sessions().PruneSessions(ctx, a.now())
+	if err != nil {
+		if ctx.Err() == nil {
+			a.log.Warn().Err(err).Msg("retention: failed to prune dashboard sessions")
+		}
+		return
+	}
+	if n > 0 {
+		a.log.Info().Int64("sessions", n).Msg("retention: pruned ended dashboard sessions")
+	}
+}

@@ -16,17 +16,15 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-
-	"github.com/mergequeue/mq/queue"
 )
 
 // GitHub sign-in (dashboard.access github): the App's OAuth web flow.
 // /login/github sends the browser to GitHub's authorize page with a random
 // state, also kept in a short-lived cookie; GitHub sends it back to
 // /login/github/callback with a code, which (with the client secret) buys
-// a user token; the token names the user (GET /user), the App's
-// installation tells which repositories with a queue they can read
-// (collaborator permission other than "none"), and the token is dropped.
+// a user token; the token names the user (GET /user) and lists the
+// repositories of the App's installations they can read (readableRepos),
+// then it is dropped.
 // A server-side session (dashboard_sessions.go) keeps the login and the
 // readable repositories for githubSessionAge. It is not refreshed: a queue
 // created later shows after the next sign-in.
@@ -102,7 +100,7 @@ func (a *App) githubCallback(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusBadGateway, "Not signed in: "+err.Error()+".")
 		return
 	}
-	repos, err := a.readableRepos(ctx, login)
+	repos, err := a.readableRepos(ctx, token)
 	if err != nil {
 		zerolog.Ctx(r.Context()).Error().Err(err).Str("login", login).Msg("dashboard: failed to check repository access")
 		refuse(http.StatusBadGateway, "Not signed in: failed to check your access on GitHub; try again.")
@@ -192,30 +190,4 @@ func doJSON(req *http.Request, out any) error {
 		return fmt.Errorf("GitHub answered %s", res.Status)
 	}
 	return json.Unmarshal(body, out)
-}
-
-// readableRepos returns the repositories with a queue that login can read,
-// as the App's installation sees their permission.
-func (a *App) readableRepos(ctx context.Context, login string) ([]string, error) {
-	queues, err := a.store.ListQueues(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("failed to list queues: %w", err)
-	}
-	seen := map[queue.Repo]bool{}
-	var out []string
-	for _, q := range queues {
-		r := q.Key.Repo
-		if seen[r.Fold()] {
-			continue
-		}
-		seen[r.Fold()] = true
-		role, err := a.gh.Permission(ctx, r, login)
-		if err != nil {
-			return nil, err
-		}
-		if role != "none" {
-			out = append(out, strings.ToLower(r.FullName()))
-		}
-	}
-	return out, nil
 }

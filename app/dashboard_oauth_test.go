@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -195,5 +197,93 @@ func TestGitHubSessionIsServerSide(t *testing.T) {
 	d.app.cfg.Dashboard.Access = DashboardToken
 	if d.signedIn(cookie) {
 		t.Error("a GitHub session still opens the dashboard once access is token")
+	}
+}
+
+// githubCalls is how many API calls the fake has served in all.
+func githubCalls(fake *fakegithub.Server) int {
+	n := 0
+	for _, c := range fake.CallCounts() {
+		n += c
+	}
+	return n
+}
+
+// A queue on a repository the App cannot see (not installed: unknown to
+// the fake) does not break GitHub sign-in for everyone: alice signs in and
+// sees what she can read.
+func TestGitHubSignInWithAQueueTheAppCannotSee(t *testing.T) {
+	d, _ := newOAuthDashEnv(t)
+	d.queue("elsewhere", "ghost", "main")
+	res := signInWithGitHub(t, d, "alice", "/")
+	cs := sessionCookies(res)
+	if res.StatusCode != http.StatusOK || len(cs) != 1 {
+		t.Fatalf("sign-in with a queue on a repository without the App: %d", res.StatusCode)
+	}
+	page := d.page("/", "Cookie", cs[0].Name+"="+cs[0].Value)
+	wantIn(t, page, "acme/widgets")
+	if strings.Contains(page, "elsewhere/ghost") || strings.Contains(page, "acme/secret") {
+		t.Errorf("alice sees a repository she cannot read:\n%s", page)
+	}
+}
+
+// The GitHub calls of a sign-in do not grow with the number of queued
+// repositories.
+func TestGitHubSignInCallsDoNotGrowWithQueues(t *testing.T) {
+	d, fake := newOAuthDashEnv(t)
+	callsOfSignIn := func() int {
+		t.Helper()
+		before := githubCalls(fake)
+		if res := signInWithGitHub(t, d, "alice", "/"); res.StatusCode != http.StatusOK {
+			t.Fatalf("sign-in: %d", res.StatusCode)
+		}
+		return githubCalls(fake) - before
+	}
+	few := callsOfSignIn()
+	for i := range 30 {
+		name := fmt.Sprintf("repo%d", i)
+		if err := fake.CreateRepo("acme", name, map[string]string{"README.md": "x\n"}); err != nil {
+			t.Fatal(err)
+		}
+		d.queue("acme", name, "main")
+	}
+	if many := callsOfSignIn(); many != few {
+		t.Errorf("a sign-in made %d GitHub calls with 2 queued repositories and %d with 32", few, many)
+	}
+}
+
+// Past maxSignInListCalls GitHub calls, listing stops: the user sees the
+// repositories found so far, never more.
+func TestGitHubSignInListingIsBounded(t *testing.T) {
+	d := newDashEnv(t, DashboardGitHub)
+	d.queue("acme", "widgets", "main")
+	d.queue("acme", "never-listed", "main")
+	calls := 0
+	gh := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/user/installations" {
+			fmt.Fprint(w, `{"total_count":1,"installations":[{"id":7}]}`)
+			return
+		}
+		// An installation with endless pages of repositories.
+		var repos []string
+		for i := range userListPerPage {
+			name := fmt.Sprintf("other%d", i)
+			if r.URL.Query().Get("page") == "1" && i == 0 {
+				name = "widgets"
+			}
+			repos = append(repos, fmt.Sprintf(`{"full_name":"acme/%s","permissions":{"pull":true}}`, name))
+		}
+		fmt.Fprintf(w, `{"total_count":1000000,"repositories":[%s]}`, strings.Join(repos, ","))
+	}))
+	defer gh.Close()
+	d.app.cfg.GitHub.V3APIURL = gh.URL + "/"
+	repos, err := d.app.readableRepos(context.Background(), "ghu_token")
+	if err != nil || strings.Join(repos, ",") != "acme/widgets" {
+		t.Errorf("readableRepos = %v, %v; want what was found: acme/widgets", repos, err)
+	}
+	if calls != maxSignInListCalls {
+		t.Errorf("%d GitHub calls, want the bound %d", calls, maxSignInListCalls)
 	}
 }

@@ -133,6 +133,8 @@ func (s *Server) buildRoutes() []*route {
 		newRoute(get, "/login/oauth/authorize", authNone, s.handleOAuthAuthorize),
 		newRoute(post, "/login/oauth/access_token", authNone, s.handleOAuthAccessToken),
 		newRoute(get, "/user", authToken, s.handleGetAuthenticatedUser),
+		newRoute(get, "/user/installations", authToken, s.handleUserInstallations),
+		newRoute(get, "/user/installations/{id}/repositories", authToken, s.handleUserInstallationRepos),
 
 		// Fake CI pages.
 		newRoute(get, "/ci/runs/{id}", authNone, s.handleCIPage),

@@ -9,22 +9,37 @@ import (
 
 var _ queue.WorkflowRuns = (*Client)(nil)
 
-// WorkflowRun reads a GitHub Actions run (GET actions/runs/{id}) and
-// returns its status (queued, in_progress, completed, waiting, …) and head
-// SHA. It serves the x-forked-workflow-run-id credential: CI on a PR from
-// a fork proves itself by a run GitHub reports in progress for the PR's
+// WorkflowRun reads a GitHub Actions run (GET actions/runs/{id}): its
+// status (queued, in_progress, completed, waiting, …), the event that
+// triggered it, its head SHA and branch, its head repository and the PRs
+// GitHub lists for it (none for a PR from a fork). It serves the
+// x-forked-workflow-run-id credential: CI on a PR from a fork proves
+// itself by its own run, which GitHub reports in progress for the PR's
 // head. A 5xx, timeout or rate limit wraps queue.ErrTransient; a missing
 // run is an error with StatusCode 404.
-func (c *Client) WorkflowRun(ctx context.Context, repo queue.Repo, id int64) (string, string, error) {
+func (c *Client) WorkflowRun(ctx context.Context, repo queue.Repo, id int64) (*queue.WorkflowRun, error) {
 	what := fmt.Sprintf("read workflow run %d of %s", id, repo.FullName())
 	gh, err := c.InstallationClient(ctx, repo)
 	if err != nil {
-		return "", "", fmt.Errorf("failed to %s: %w", what, err)
+		return nil, fmt.Errorf("failed to %s: %w", what, err)
 	}
 	p := escapedRepo(repo)
 	run, _, err := gh.Actions.GetWorkflowRunByID(ctx, p.owner, p.name, id)
 	if err != nil {
-		return "", "", c.fail(repo, what, err)
+		return nil, c.fail(repo, what, err)
 	}
-	return run.GetStatus(), run.GetHeadSHA(), nil
+	out := &queue.WorkflowRun{
+		ID:         run.GetID(),
+		Status:     run.GetStatus(),
+		Event:      run.GetEvent(),
+		HeadSHA:    run.GetHeadSHA(),
+		HeadBranch: run.GetHeadBranch(),
+		HeadRepo:   run.GetHeadRepository().GetFullName(),
+	}
+	for _, pr := range run.PullRequests {
+		if n := pr.GetNumber(); n > 0 {
+			out.PullRequests = append(out.PullRequests, n)
+		}
+	}
+	return out, nil
 }

@@ -101,7 +101,7 @@ func TestHostileNamesNeverReachGitHub(t *testing.T) {
 			return err
 		},
 		"WorkflowRun": func(ctx context.Context, c *Client, repo queue.Repo) error {
-			_, _, err := c.WorkflowRun(ctx, repo, 7)
+			_, err := c.WorkflowRun(ctx, repo, 7)
 			return err
 		},
 		"MergePullRequest": func(ctx context.Context, c *Client, repo queue.Repo) error {

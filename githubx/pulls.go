@@ -28,7 +28,8 @@ func (c *Client) GetPullRequest(ctx context.Context, repo queue.Repo, number int
 		}
 		return nil, wrap(what, err)
 	}
-	return &queue.PullRequest{Number: number, HeadRef: pr.GetHead().GetRef(), PRFacts: prFacts(pr, c.now())}, nil
+	return &queue.PullRequest{Number: number, HeadRef: pr.GetHead().GetRef(), HeadRepo: pr.GetHead().GetRepo().GetFullName(),
+		PRFacts: prFacts(pr, c.now())}, nil
 }
 
 func prFacts(pr *github.PullRequest, readAt time.Time) queue.PRFacts {

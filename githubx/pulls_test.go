@@ -29,7 +29,7 @@ func TestGetPullRequest(t *testing.T) {
 					"draft": true, "merged": false, "merge_commit_sha": "m1",
 					"mergeable": tt.mergeable, "mergeable_state": "clean",
 					"user": map[string]any{"login": "alice"},
-					"head": map[string]any{"sha": "h1", "ref": "feature"},
+					"head": map[string]any{"sha": "h1", "ref": "feature", "repo": map[string]any{"full_name": "forker/r"}},
 					"base": map[string]any{"sha": "b1", "ref": "main"},
 				})
 			})
@@ -38,7 +38,7 @@ func TestGetPullRequest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mustEqual(t, "PullRequest", *pr, queue.PullRequest{Number: 7, HeadRef: "feature", PRFacts: queue.PRFacts{
+			mustEqual(t, "PullRequest", *pr, queue.PullRequest{Number: 7, HeadRef: "feature", HeadRepo: "forker/r", PRFacts: queue.PRFacts{
 				Title: "Fix", Body: "merge-commit-title: x", Author: "alice", HeadSHA: "h1",
 				BaseBranch: "main", Open: true, Draft: true, MergeCommitSHA: "m1",
 				MergeableState: "clean", Mergeable: tt.want, ReadAt: testNow,

@@ -197,7 +197,22 @@ type Targets struct {
 	All       bool
 	List      []string
 	UpdatedAt time.Time
+	// Source is who uploaded them: TargetsFromToken or TargetsFromForkRun
+	// ("" in targets stored before it was kept, which count as a token's).
+	Source TargetsSource
 }
+
+// TargetsSource is the credential an impacted-targets upload came with.
+type TargetsSource string
+
+const (
+	// TargetsFromToken: uploaded with an API token.
+	TargetsFromToken TargetsSource = "token"
+	// TargetsFromForkRun: uploaded by the CI run of a PR from a fork,
+	// vouched for by GitHub (x-forked-workflow-run-id). Such an upload
+	// never replaces a token's targets for the same head SHA.
+	TargetsFromForkRun TargetsSource = "fork_run"
+)
 
 // Event is one recorded state change of an entry: the history behind
 // "always say why", metrics over the last hour, and the dashboard.

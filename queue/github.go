@@ -47,6 +47,11 @@ type PullRequest struct {
 	Number int
 	// HeadRef is the PR's head branch (a test PR's head is a test branch).
 	HeadRef string
+	// HeadRepo is the full name ("owner/name") of the repository HeadRef
+	// lives in: the repository itself, or a fork for a PR from a fork; ""
+	// when GitHub does not say (a deleted fork). Read by GetPullRequest
+	// only (webhook payloads leave it empty).
+	HeadRepo string
 	PRFacts
 }
 
@@ -156,15 +161,15 @@ type FileDiffer interface {
 }
 
 // ErrRunNotConfirmed: GitHub did not confirm a forked workflow run as a
-// credential (unknown run, finished run, or another head SHA).
+// credential (unknown run, finished run, another head SHA, or not the own
+// pull_request run of a PR from a fork).
 var ErrRunNotConfirmed = errors.New("workflow run not confirmed by GitHub")
 
 // WorkflowRuns is the optional part of the GitHub port that reads GitHub
 // Actions runs. A port without it confirms no forked workflow run.
 type WorkflowRuns interface {
-	// WorkflowRun returns a run's status (queued, in_progress, completed,
-	// …) and head SHA.
-	WorkflowRun(ctx context.Context, repo Repo, id int64) (status, headSHA string, err error)
+	// WorkflowRun reads a run of repo (WorkflowRun describes its fields).
+	WorkflowRun(ctx context.Context, repo Repo, id int64) (*WorkflowRun, error)
 }
 
 // TestPRWriter is the optional part of the GitHub port that opens and

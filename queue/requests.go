@@ -78,4 +78,12 @@ type TargetsUpdate struct {
 	// API sets it, unless the request's credential already read the PR
 	// (ConfirmForkedRun).
 	VerifyPR bool
+	// Source is the upload's credential ("" = TargetsFromToken). An upload
+	// from TargetsFromForkRun over targets a token set for the same SHA is
+	// ErrTargetsSetByToken and stores nothing.
+	Source TargetsSource
 }
+
+// ErrTargetsSetByToken: a forked workflow run's upload would replace
+// impacted targets set with an API token for the same head SHA.
+var ErrTargetsSetByToken = errors.New("impacted targets were set with an API token")

@@ -208,19 +208,17 @@ func TestAPIClientSession(t *testing.T) {
 	h.sessionStatus("updateQueue", sessionBody(map[string]any{"mergeMethod": "octopus"}), http.StatusBadRequest)
 
 	// Impacted targets before submission: ALL, a list with the PR number
-	// as a string, and [] vouched for by a forked workflow run.
+	// as a string, and [] vouched for by the run of a PR from a fork.
 	p1 := h.openPR("one", map[string]string{"one.txt": "1\n"})
 	p2 := h.openPR("two", map[string]string{"two.txt": "2\n"})
-	p3 := h.openPR("three", map[string]string{"three.txt": "3\n"})
+	p3 := h.openForkPR("three", forker, map[string]string{"three.txt": "3\n"})
 	h.mustPost("setImpactedTargets", sessionBody(map[string]any{"pr": map[string]any{"number": p1, "sha": headSHA(t, h, p1)}, "impactedTargets": "ALL"}))
 	h.mustPost("setImpactedTargets", sessionBody(map[string]any{"pr": map[string]any{"number": strconv.Itoa(p2), "sha": headSHA(t, h, p2)},
 		"impactedTargets": []string{"//svc/two:test", "//lib:all"}}))
-	if err := h.env.Fake.AddWorkflowRun(owner, repo, fakegithub.WorkflowRun{ID: 777, HeadSHA: headSHA(t, h, p3), Status: "in_progress"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.env.Fake.AddWorkflowRun(owner, repo, fakegithub.WorkflowRun{ID: 778, HeadSHA: headSHA(t, h, p3), Status: "completed", Conclusion: "success"}); err != nil {
-		t.Fatal(err)
-	}
+	h.addForkRun(forkRun(777, headSHA(t, h, p3), "three"))
+	done := forkRun(778, headSHA(t, h, p3), "three")
+	done.Status, done.Conclusion = "completed", "success"
+	h.addForkRun(done)
 	forked := sessionBody(map[string]any{"pr": map[string]any{"number": p3, "sha": headSHA(t, h, p3)}, "impactedTargets": []string{}})
 	if status, body, _ := h.sessionRaw(http.MethodPost, "/v1/setImpactedTargets", forked, map[string]string{api.ForkedRunHeader: "777"}); status != http.StatusOK || body != "{}" {
 		t.Errorf("forked run in progress: %d %s, want 200 {}", status, body)

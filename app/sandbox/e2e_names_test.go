@@ -160,9 +160,7 @@ func TestSetImpactedTargetsUnknownPR(t *testing.T) {
 	if status != http.StatusNotFound || string(body) != "pull request #4242 not found on GitHub in acme/widgets\n" {
 		t.Errorf("token: %d %q, want 404 naming the PR", status, body)
 	}
-	if err := h.env.Fake.AddWorkflowRun(owner, repo, fakegithub.WorkflowRun{ID: 991, HeadSHA: sha, Status: "in_progress"}); err != nil {
-		t.Fatal(err)
-	}
+	h.addForkRun(forkRun(991, sha, "gone"))
 	status, text, _ := h.sessionRaw(http.MethodPost, "/v1/setImpactedTargets", req, map[string]string{api.ForkedRunHeader: "991"})
 	if status != http.StatusNotFound || text != "pull request #4242 not found on GitHub in acme/widgets\n" {
 		t.Errorf("forked run: %d %q, want 404 naming the PR", status, text)

@@ -111,6 +111,11 @@ type PROptions struct {
 	Body   string
 	Author string // default "octocat"
 	Draft  bool
+	// HeadRepo, when set, makes the PR one from a fork: "owner/name" of the
+	// fork its head branch is reported in (head.repo, head.label). The
+	// branch itself lives in the repository, as a fork PR's head is
+	// fetchable there on GitHub.
+	HeadRepo string
 }
 
 // WorkflowRun is a GitHub Actions run served on
@@ -122,4 +127,11 @@ type WorkflowRun struct {
 	HeadSHA    string
 	Status     string // queued, in_progress, completed
 	Conclusion string // when completed
+	Event      string // default "push"; a fork PR's own run is "pull_request"
+	// HeadRepo is "owner/name" of the head repository (a fork for a fork
+	// PR's run); "" is the repository itself.
+	HeadRepo string
+	// PullRequests are the numbers listed in pull_requests (GitHub lists
+	// none for a PR from a fork).
+	PullRequests []int
 }

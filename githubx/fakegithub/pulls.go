@@ -15,6 +15,7 @@ type pullRequest struct {
 	title, body    string
 	author         string
 	headRef        string
+	headRepo       string // "owner/name" of the fork the head is reported in; "" = this repository
 	baseRef        string
 	headSHA        string // follows the head branch while open
 	baseSHA        string // the base tip when closed
@@ -138,6 +139,11 @@ func (r *repo) prJSON(pr *pullRequest, mergeable *bool, mergeableState string) *
 			User:  r.s.user(r.owner),
 		},
 		Labels: []*github.Label{},
+	}
+	if pr.headRepo != "" {
+		fork := r.forkRepo(pr.headRepo)
+		p.Head.Repo, p.Head.User = fork, fork.Owner
+		p.Head.Label = github.String(fork.GetOwner().GetLogin() + ":" + pr.headRef)
 	}
 	for _, l := range pr.labels {
 		p.Labels = append(p.Labels, r.apiLabel(l))

@@ -53,6 +53,7 @@ func (r *repo) openPR(p PROptions) (*pullRequest, error) {
 		body:      p.Body,
 		author:    p.Author,
 		headRef:   p.Head,
+		headRepo:  p.HeadRepo,
 		baseRef:   p.Base,
 		headSHA:   head,
 		state:     "open",

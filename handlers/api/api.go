@@ -34,6 +34,9 @@ type Options struct {
 	// Logger receives one event per failed request; the zero value logs
 	// nothing.
 	Logger zerolog.Logger
+	// ForkRuns bound requests authenticated by ForkedRunHeader alone (zero
+	// fields: DefaultForkRunLimits).
+	ForkRuns ForkRunLimits
 }
 
 // API serves /v1/<operation>. Construct it with New.
@@ -45,6 +48,7 @@ type API struct {
 	now    func() time.Time
 	log    zerolog.Logger
 	routes map[string]route
+	forks  *forkGuard
 }
 
 // route is one operation: the only method it answers and its handler. A
@@ -65,7 +69,8 @@ type route struct {
 // New returns the /v1 handler. It serves "/v1/<operation>" and, when mounted
 // behind http.StripPrefix, "/<operation>".
 func New(svc Service, tokens apitoken.Store, opts Options) http.Handler {
-	a := &API{svc: svc, tokens: tokens, host: opts.Host, webURL: strings.TrimRight(opts.WebURL, "/"), now: opts.Now, log: opts.Logger}
+	a := &API{svc: svc, tokens: tokens, host: opts.Host, webURL: strings.TrimRight(opts.WebURL, "/"), now: opts.Now, log: opts.Logger,
+		forks: newForkGuard(opts.ForkRuns)}
 	if a.host == "" {
 		a.host = DefaultHost
 	}
@@ -129,6 +134,13 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		log = log.With().Int64("forked_workflow_run_id", runID).Logger()
 		ctx = withForkedRun(log.WithContext(ctx), runID)
+		// Before the body is read: anyone can send the header.
+		release, err := a.forks.admit(r, a.now())
+		if err != nil {
+			a.writeError(w, r.WithContext(ctx), err)
+			return
+		}
+		defer release()
 	} else {
 		tok, err := a.authenticate(r)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -19,6 +20,8 @@ const internalErrorMessage = "internal error"
 type apiError struct {
 	Status int
 	Msg    string
+	// RetryAfter, when positive, is sent as the Retry-After header (s).
+	RetryAfter int
 }
 
 func (e *apiError) Error() string { return fmt.Sprintf("%d %s", e.Status, e.Msg) }
@@ -71,6 +74,9 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		ev = log.Debug()
 	}
 	ev.Err(err).Int("status", status).Msg("REST request failed")
+	if ae := (*apiError)(nil); errors.As(err, &ae) && ae.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(ae.RetryAfter))
+	}
 	writeText(w, status, msg)
 }
 

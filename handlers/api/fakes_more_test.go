@@ -33,6 +33,8 @@ type moreFakes struct {
 	targetsErr error
 	confirms   []confirmCall
 	confirmErr error
+	existsKeys []queue.QueueKey
+	existsErr  error // QueueExists's answer
 
 	detailsIDs []string
 	details    *service.TestingDetails
@@ -149,6 +151,15 @@ func (f *fakeService) ConfirmForkedRun(_ context.Context, repo queue.Repo, n int
 	defer m.mu.Unlock()
 	m.confirms = append(m.confirms, confirmCall{repo, n, sha, runID})
 	return m.confirmErr
+}
+
+func (f *fakeService) QueueExists(_ context.Context, key queue.QueueKey) error {
+	f.maybePanic()
+	m := f.more()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.existsKeys = append(m.existsKeys, key)
+	return m.existsErr
 }
 
 func (f *fakeService) TestingDetails(_ context.Context, _ queue.QueueKey, id string) (*service.TestingDetails, error) {

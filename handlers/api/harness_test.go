@@ -58,7 +58,8 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func newHarness(t *testing.T) *harness {
+// newHarness starts the API; edits change its Options first.
+func newHarness(t *testing.T, edits ...func(*Options)) *harness {
 	t.Helper()
 	h := &harness{t: t, svc: &fakeService{}, tokens: apitokentest.NewStore(), logs: &syncBuffer{}}
 	h.tokens.Add(secretAll, apitoken.Token{Name: "all"})
@@ -67,10 +68,14 @@ func newHarness(t *testing.T) *harness {
 	h.tokens.Add(secretExpired, apitoken.Token{Name: "expired", ExpiresAt: testNow})
 	h.tokens.Add(secretRevoked, apitoken.Token{Name: "revoked", RevokedAt: testNow.Add(-time.Hour)})
 	h.tokens.Add(secretFuture, apitoken.Token{Name: "future", ExpiresAt: testNow.Add(time.Millisecond)})
-	handler := New(h.svc, h.tokens, Options{
+	opts := Options{
 		Now:    func() time.Time { return testNow },
 		Logger: zerolog.New(h.logs).Level(zerolog.DebugLevel),
-	})
+	}
+	for _, edit := range edits {
+		edit(&opts)
+	}
+	handler := New(h.svc, h.tokens, opts)
 	mux := http.NewServeMux()
 	mux.Handle("/v1/", handler)
 	h.srv = httptest.NewServer(mux)

@@ -48,6 +48,9 @@ type Service interface {
 	// ConfirmForkedRun checks an x-forked-workflow-run-id credential;
 	// queue.ErrRunNotConfirmed when GitHub does not confirm it.
 	ConfirmForkedRun(ctx context.Context, repo queue.Repo, prNumber int, sha string, runID int64) error
+	// QueueExists is nil if the queue exists, else queue.ErrNotFound; it
+	// asks nothing of GitHub.
+	QueueExists(ctx context.Context, key queue.QueueKey) error
 
 	// TestingDetails returns a run of a queue; queue.ErrNotFound if the
 	// queue or the run (in that queue) is unknown.

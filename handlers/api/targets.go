@@ -91,7 +91,9 @@ func (req *setImpactedTargetsRequest) validate() (string, error) {
 // must know it. 200 {}; 400 for an invalid field (before any GitHub call,
 // also for ForkedRunHeader requests); 404 if the queue or the PR is
 // unknown. Authenticated by a token, or for PRs from forks by
-// ForkedRunHeader (401 unless GitHub confirms the run).
+// ForkedRunHeader (401 unless GitHub confirms the run is the fork PR's
+// own; 403 over targets a token set for the same SHA; 404 for an unknown
+// queue and 429 past ForkRunLimits, both before any GitHub call).
 func (a *API) setImpactedTargets(w http.ResponseWriter, r *http.Request) error {
 	var req setImpactedTargetsRequest
 	if err := readJSON(w, r, &req); err != nil {
@@ -107,19 +109,20 @@ func (a *API) setImpactedTargets(w http.ResponseWriter, r *http.Request) error {
 	// The PR is read from GitHub once: by the forked run's confirmation, or
 	// else by the service (VerifyPR).
 	verifyPR := true
+	source := queue.TargetsFromToken
 	if runID := forkedRunFrom(ctx); runID != 0 {
 		if key, err = a.resolveKey(req.queueRequest); err != nil {
 			return err
 		}
-		if err := a.confirmForkedRun(ctx, runID, key.Repo, n, sha); err != nil {
+		if err := a.confirmForkedRun(ctx, runID, key, n, sha); err != nil {
 			return err
 		}
-		verifyPR = false
+		verifyPR, source = false, queue.TargetsFromForkRun
 	} else if key, err = a.queueKey(ctx, req.queueRequest); err != nil {
 		return err
 	}
 	err = a.svc.SetImpactedTargets(ctx, queue.TargetsUpdate{Key: key, PRNumber: n, SHA: sha,
-		All: req.ImpactedTargets.all, List: req.ImpactedTargets.list, VerifyPR: verifyPR})
+		All: req.ImpactedTargets.all, List: req.ImpactedTargets.list, VerifyPR: verifyPR, Source: source})
 	if err != nil {
 		var ie *queue.InputError
 		switch {
@@ -129,6 +132,9 @@ func (a *API) setImpactedTargets(w http.ResponseWriter, r *http.Request) error {
 			return prNotOnGitHub(key.Repo, n)
 		case errors.Is(err, queue.ErrNotFound):
 			return queueNotFound(key)
+		case errors.Is(err, queue.ErrTargetsSetByToken):
+			return &apiError{Status: http.StatusForbidden, Msg: fmt.Sprintf("the impacted targets of pull request #%d at %s were set "+
+				"with an API token; a forked workflow run cannot replace them (upload with a token, or push a new commit)", n, queue.ShortSHA(sha))}
 		}
 		return fmt.Errorf("failed to set impacted targets of #%d in %s: %w", n, key, err)
 	}

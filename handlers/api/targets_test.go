@@ -51,7 +51,8 @@ func TestSetImpactedTargets(t *testing.T) {
 				t.Fatalf("SetImpactedTargets called %d times", len(got))
 			}
 			want := tt.want
-			want.Key, want.VerifyPR = testKey, true // a token request: the service reads the PR
+			// A token request: the service reads the PR; the token is the source.
+			want.Key, want.VerifyPR, want.Source = testKey, true, queue.TargetsFromToken
 			if !reflect.DeepEqual(got[0], want) {
 				t.Errorf("update = %+v, want %+v", got[0].Key, want.Key)
 				t.Errorf("update: number %d sha %s all %v list %d; want number %d sha %s all %v list %d",

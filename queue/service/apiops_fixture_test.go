@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -24,16 +25,11 @@ var opsNow = time.Date(2026, 7, 23, 12, 0, 0, 0, time.UTC)
 
 var opsKey = queue.QueueKey{Repo: queue.Repo{Host: "github.com", Owner: "acme", Name: "widgets"}, Branch: "main"}
 
-// opsRun is a workflow run the fake GitHub knows.
-type opsRun struct {
-	status, head string
-}
-
 // opsGitHub is a queue.GitHub (and queue.WorkflowRuns) answering from maps.
 type opsGitHub struct {
 	mu        sync.Mutex
 	prs       map[int]*queue.PullRequest
-	runs      map[int64]opsRun
+	runs      map[int64]queue.WorkflowRun
 	runErr    error // returned by WorkflowRun when set
 	prErr     error // returned by GetPullRequest when set
 	deleted   []string
@@ -41,7 +37,7 @@ type opsGitHub struct {
 }
 
 func newOpsGitHub() *opsGitHub {
-	return &opsGitHub{prs: map[int]*queue.PullRequest{}, runs: map[int64]opsRun{}}
+	return &opsGitHub{prs: map[int]*queue.PullRequest{}, runs: map[int64]queue.WorkflowRun{}}
 }
 
 func (g *opsGitHub) GetPullRequest(_ context.Context, _ queue.Repo, n int) (*queue.PullRequest, error) {
@@ -58,17 +54,18 @@ func (g *opsGitHub) GetPullRequest(_ context.Context, _ queue.Repo, n int) (*que
 	return &cp, nil
 }
 
-func (g *opsGitHub) WorkflowRun(_ context.Context, _ queue.Repo, id int64) (string, string, error) {
+func (g *opsGitHub) WorkflowRun(_ context.Context, _ queue.Repo, id int64) (*queue.WorkflowRun, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.runErr != nil {
-		return "", "", g.runErr
+		return nil, g.runErr
 	}
 	r, ok := g.runs[id]
 	if !ok {
-		return "", "", errors.New("404 Not Found")
+		return nil, errors.New("404 Not Found")
 	}
-	return r.status, r.head, nil
+	r.PullRequests = slices.Clone(r.PullRequests)
+	return &r, nil
 }
 
 func (g *opsGitHub) DeleteBranch(_ context.Context, _ queue.Repo, name string) error {

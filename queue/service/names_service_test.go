@@ -77,7 +77,7 @@ func TestConfirmForkedRunUnknownPR(t *testing.T) {
 	t.Parallel()
 	const head = "1111111111111111111111111111111111111111"
 	f := newOpsFixture(t)
-	f.gh.runs[77] = opsRun{"in_progress", head}
+	f.gh.runs[77] = forkRun("in_progress", head)
 	err := f.svc.ConfirmForkedRun(f.ctx, opsKey.Repo, 5, head, 77)
 	if !errors.Is(err, queue.ErrPRNotFound) || !errors.Is(err, queue.ErrRunNotConfirmed) {
 		t.Errorf("err = %v, want ErrPRNotFound and ErrRunNotConfirmed", err)

@@ -57,8 +57,9 @@ var logTests = []testCase{
 			t.Fatalf("GetTargets before set: %v, want ErrNotFound", err)
 		}
 		for _, want := range []queue.Targets{
-			{QueueID: q.ID, PRNumber: 1, SHA: "a", List: []string{"//x:y", "//z"}, UpdatedAt: t0},
-			{QueueID: q.ID, PRNumber: 1, SHA: "b", All: true, List: []string{}, UpdatedAt: at(time.Second)},
+			{QueueID: q.ID, PRNumber: 1, SHA: "a", List: []string{"//x:y", "//z"}, UpdatedAt: t0, Source: queue.TargetsFromToken},
+			{QueueID: q.ID, PRNumber: 1, SHA: "b", All: true, List: []string{}, UpdatedAt: at(time.Second), Source: queue.TargetsFromForkRun},
+			{QueueID: q.ID, PRNumber: 1, SHA: "b", List: []string{"//w"}, UpdatedAt: at(2 * time.Second), Source: queue.TargetsFromToken},
 		} {
 			must(t, s.SetTargets(ctx, want))
 			got, err := s.GetTargets(ctx, q.ID, 1)

@@ -69,6 +69,30 @@ type fakeService struct {
 	notices   []queue.Notice
 	comments  []comment
 	reactions []reaction
+	// claims maps each claimed command to its delivery (ClaimCommand).
+	claims map[commandKey]string
+}
+
+// commandKey names a comment command in the fake's claims.
+type commandKey struct {
+	repo      queue.Repo
+	commentID int64
+	updatedAt time.Time
+}
+
+// ClaimCommand keeps the first delivery to claim each command.
+func (f *fakeService) ClaimCommand(_ context.Context, c queue.CommandClaim) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.claims == nil {
+		f.claims = map[commandKey]string{}
+	}
+	k := commandKey{c.Repo.Fold(), c.CommentID, c.UpdatedAt}
+	if owner, ok := f.claims[k]; ok {
+		return owner == c.DeliveryID, nil
+	}
+	f.claims[k] = c.DeliveryID
+	return true, nil
 }
 
 type cancelCall struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
@@ -12,9 +13,14 @@ import (
 )
 
 // IssueCommentHandler runs commands from new PR comments. It ignores edited
-// and deleted comments, comments on issues, comments without a command line
-// and the bot's own comments, and stays silent when the queue of the PR's
-// base branch has commands disabled. The commenter is authorised through
+// and deleted comments (SPEC: commands come from new comments only: editing
+// a comment never runs its command again), comments on issues, comments
+// without a command line and the bot's own comments, and stays silent when
+// the queue of the PR's base branch has commands disabled. Each command —
+// comment id and updated_at — is acted on by one delivery only: the same
+// signed payload replayed under a new delivery id changes nothing (no
+// GitHub call, reaction, reply or entry change), while the inbox's retries
+// of that delivery still may act. The commenter is authorised through
 // GitHub at command time; a refused command changes nothing and gets a
 // short reply. An accepted one gets a "+1" reaction, then acts.
 type IssueCommentHandler struct{ deps }
@@ -54,9 +60,10 @@ func (h *IssueCommentHandler) Handle(ctx context.Context, eventType, deliveryID 
 			PullRequest *struct{} `json:"pull_request"`
 		} `json:"issue"`
 		Comment struct {
-			ID   int64  `json:"id"`
-			Body string `json:"body"`
-			User ghUser `json:"user"`
+			ID        int64  `json:"id"`
+			Body      string `json:"body"`
+			User      ghUser `json:"user"`
+			UpdatedAt string `json:"updated_at"`
 		} `json:"comment"`
 	}
 	if err := decode(eventType, payload, &ev); err != nil {
@@ -86,8 +93,30 @@ func (h *IssueCommentHandler) Handle(ctx context.Context, eventType, deliveryID 
 	}
 	ctx, log := githubapp.PreparePRContext(ctx, ev.installationID(), ghRepo, number)
 	ctx = log.With().Str("command", string(cmd.Kind)).Str("commenter", login).Logger().WithContext(ctx)
+	if ev.Comment.ID > 0 {
+		claim := queue.CommandClaim{Repo: repo, CommentID: ev.Comment.ID, UpdatedAt: commentTime(ev.Comment.UpdatedAt), DeliveryID: deliveryID}
+		ours, err := h.svc.ClaimCommand(ctx, claim)
+		if err != nil {
+			return err
+		}
+		if !ours {
+			zerolog.Ctx(ctx).Warn().Int64("comment_id", ev.Comment.ID).
+				Msg("ignoring a command another webhook delivery already acted on (a replayed webhook)")
+			return nil
+		}
+	}
 	return h.run(ctx, commandCall{cmd: cmd, repo: repo, number: number,
 		commentID: ev.Comment.ID, login: login})
+}
+
+// commentTime reads a comment's updated_at (RFC 3339); the zero time if it
+// is absent or malformed, which still names the comment's command.
+func commentTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
 }
 
 // run authorises and executes one command.

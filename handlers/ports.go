@@ -35,6 +35,9 @@ type Service interface {
 	// Estimates returns the positions and expected merge times of a
 	// queue's admitted entries.
 	Estimates(ctx context.Context, q *queue.Queue) (map[string]engine.Estimate, error)
+	// ClaimCommand claims a comment command for a delivery, durably: false
+	// if another delivery already acted on it (queue.CommandClaims).
+	ClaimCommand(ctx context.Context, c queue.CommandClaim) (bool, error)
 }
 
 // GitHub is the part of queue.GitHub the handlers use (same signatures).

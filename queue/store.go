@@ -99,4 +99,6 @@ type Store interface {
 
 	// SurfaceStore keeps what the reconciler must bring GitHub to.
 	SurfaceStore
+	// CommandClaims remembers which delivery acted on each comment command.
+	CommandClaims
 }

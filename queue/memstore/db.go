@@ -58,6 +58,7 @@ type db struct {
 	notices     map[int64]queue.Notice
 	noticeKeys  map[string]int64
 	refs        map[refKey]queue.Ref
+	claims      map[claimKey]string // comment command → the delivery that claimed it
 }
 
 func newDB() *db {
@@ -82,6 +83,7 @@ func newDB() *db {
 		notices:       map[int64]queue.Notice{},
 		noticeKeys:    map[string]int64{},
 		refs:          map[refKey]queue.Ref{},
+		claims:        map[claimKey]string{},
 	}
 }
 

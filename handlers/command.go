@@ -32,7 +32,8 @@ type Command struct {
 	NoBatch  bool // merge only
 	Direct   bool // merge only
 	// Err is a message for the user when the line is a command of a known
-	// kind with bad options; the command must then not be acted on.
+	// kind with bad options; the command must then not be acted on. It
+	// repeats what the commenter wrote only through echoWord.
 	Err string
 }
 
@@ -118,7 +119,7 @@ func parseMergeFlags(c *Command, args []string) {
 			}
 			p, ok := normalizePriority(value)
 			if !ok {
-				c.Err = "unknown priority `" + value + "`: use urgent, high, medium, low or a number 0-255"
+				c.Err = joinWords("unknown priority", echoWord(value)) + ": use urgent, high, medium, low or a number 0-255"
 				return
 			}
 			c.Priority = p
@@ -133,7 +134,7 @@ func parseMergeFlags(c *Command, args []string) {
 				c.Direct = true
 			}
 		default:
-			c.Err = "unknown option `" + args[i] + "`"
+			c.Err = joinWords("unknown option", echoWord(args[i]))
 			return
 		}
 	}

@@ -23,15 +23,55 @@ func usage(prefix string) string {
 		"Commands need write access to the repository.", prefix)
 }
 
+// Replies never repeat free text from the commenter: a command word or an
+// option is named only when echoWord accepts it, so no comment can make
+// the bot post a mention, link, image or other markdown of its choosing.
+
+// maxEchoWord is the longest word a reply repeats.
+const maxEchoWord = 20
+
+// echoWord is s in backticks when it is a plain word a reply may repeat:
+// 1 to maxEchoWord ASCII lower-case letters, digits and hyphens ("merge",
+// "--force", "soon", "256"). Anything else is "": the reply then names
+// nothing.
+func echoWord(s string) string {
+	if s == "" || len(s) > maxEchoWord {
+		return ""
+	}
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
+			return ""
+		}
+	}
+	return "`" + s + "`"
+}
+
+// joinWords joins a phrase and an echoed word ("" leaves the phrase).
+func joinWords(phrase, word string) string {
+	if word == "" {
+		return phrase
+	}
+	return phrase + " " + word
+}
+
+// commandLine names the command c as "`<prefix> <name>`", or only the
+// prefix when the name is not a word echoWord accepts.
+func commandLine(prefix string, c Command) string {
+	if c.Name == "" || echoWord(c.Name) == "" {
+		return "`" + prefix + "`"
+	}
+	return "`" + prefix + " " + c.Name + "`"
+}
+
 func refusalReply(login, prefix string, c Command, level Access) string {
-	what := "`" + prefix + " " + c.Name + "`"
+	what := commandLine(prefix, c)
 	switch {
 	case c.Kind == CmdMerge && c.Direct:
 		what = "`" + prefix + " merge --direct`"
 	case c.Kind == CmdMerge && c.Urgent():
 		what = "the urgent priority"
-	case c.Name == "":
-		what = "`" + prefix + "`"
+	case c.Name != "" && echoWord(c.Name) == "":
+		what = "`" + prefix + "` commands"
 	}
 	return fmt.Sprintf("@%s you need %s access to this repository to use %s.", login, level, what)
 }
@@ -42,7 +82,11 @@ func labelRefusalReply(login, label string) string {
 }
 
 func unknownCommandReply(login, prefix string, c Command) string {
-	return fmt.Sprintf("@%s unknown command `%s %s`.\n\n%s", login, prefix, c.Name, usage(prefix))
+	what := "unknown command"
+	if echoWord(c.Name) != "" {
+		what += " " + commandLine(prefix, c)
+	}
+	return fmt.Sprintf("@%s %s.\n\n%s", login, what, usage(prefix))
 }
 
 func badOptionsReply(login, prefix string, c Command) string {

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"testing"
+	"time"
 )
 
 // Issue #15: a signed comment webhook captured and replayed under a new
@@ -84,4 +85,25 @@ func TestEachNewCommentRuns(t *testing.T) {
 	if len(svc.submits) != 2 {
 		t.Errorf("two comments submitted %d times, want 2", len(svc.submits))
 	}
+}
+
+// FuzzCommentTime: updated_at is read as RFC 3339 in UTC, anything else as
+// the zero time; a time read back from its own formatting is the same.
+func FuzzCommentTime(f *testing.F) {
+	for _, seed := range []string{"2019-05-15T15:20:21Z", "2019-05-15T17:20:21+02:00", "2019-05-15T15:20:21.123456789Z",
+		"", "yesterday", "2019-05-15", "9999-12-31T23:59:59Z", "2019-13-45T99:99:99Z"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := commentTime(s)
+		if got.IsZero() {
+			return
+		}
+		if got.Location() != time.UTC {
+			t.Fatalf("commentTime(%q) = %s, not in UTC", s, got)
+		}
+		if again := commentTime(got.Format(time.RFC3339Nano)); !again.Equal(got) {
+			t.Fatalf("commentTime(%q) = %s, read back as %s", s, got, again)
+		}
+	})
 }

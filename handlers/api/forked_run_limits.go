@@ -39,12 +39,12 @@ type ForkRunLimits struct {
 
 // DefaultForkRunLimits are the limits used for zero fields: 120 requests
 // per address, then one a second; 20 GitHub confirmations per repository,
-// then one every 6 s (at most 600 GitHub calls an hour per repository);
-// 8 requests at once; a confirmation kept 1 min, a refusal 30 s; 10000
-// keys.
+// then one every 12 s (two GitHub calls each: at most 640 calls in the
+// first hour, 600 an hour after, of an installation's 5000); 8 requests at
+// once; a confirmation kept 1 min, a refusal 30 s; 10000 keys.
 var DefaultForkRunLimits = ForkRunLimits{
 	PerAddress:    Rate{Burst: 120, Every: time.Second},
-	PerRepository: Rate{Burst: 20, Every: 6 * time.Second},
+	PerRepository: Rate{Burst: 20, Every: 12 * time.Second},
 	InFlight:      8,
 	Confirmed:     time.Minute,
 	Refused:       30 * time.Second,

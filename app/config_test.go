@@ -338,6 +338,9 @@ func TestValidate(t *testing.T) {
 			`queues[0].repo: "just-a-name" is not owner/name`, "queues[1].repo", "queues[2].branch is required",
 			"queues[2].concurrency", "queues[2].mode", `queues[2].merge_method: "ff"`, "queues[4]: O/R branch main is already queues[3]",
 		}},
+		{"bootstrap concurrency past its bound", func(c *Config) {
+			c.Queues = []QueueBootstrap{{Repo: "o/r", Branch: "main", Concurrency: 2562048}}
+		}, []string{"queues[0]: concurrency must be between 1 and 1000, got 2562048"}},
 		{"bad notification", func(c *Config) {
 			c.Notifications = []NotificationTarget{{URL: "nope", Kind: "email"}}
 		}, []string{"notifications[0].url", `notifications[0].kind: "email"`}},

@@ -4,10 +4,34 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // MaxBotSubmitters bounds AllowedBotSubmitters.
 const MaxBotSubmitters = 100
+
+// Upper bounds of the numeric settings (Validate). Each is far above any
+// useful value and far below what would overflow a time.Duration (about
+// 292 years) or make a loop over the value expensive: a setting such as
+// notReadyTimeoutHours 2562048 would otherwise wrap hours × time.Hour
+// into a negative duration and cancel every waiting entry at once.
+const (
+	// MaxConcurrency bounds concurrency and bisectionConcurrency.
+	MaxConcurrency = 1000
+	// MaxTestingTimeoutMinutes is a week.
+	MaxTestingTimeoutMinutes = 7 * 24 * 60
+	// MaxPendingFailureDepth bounds pendingFailureDepth (successor runs,
+	// so never more than the runs a queue can have at once).
+	MaxPendingFailureDepth = MaxConcurrency
+	// MaxBatchingMaxWaitTimeMinutes is a day.
+	MaxBatchingMaxWaitTimeMinutes = 24 * 60
+	// MaxBatchSize bounds batchingMinSize and batchingMaxSize.
+	MaxBatchSize = 1000
+	// MaxNotReadyTimeoutHours is a year.
+	MaxNotReadyTimeoutHours = 365 * 24
+	// MaxBisectionParts bounds bisectionParts.
+	MaxBisectionParts = 100
+)
 
 // Validate checks settings; the error is an *InputError naming the field.
 func (s Settings) Validate() error {
@@ -37,26 +61,65 @@ func (s Settings) Validate() error {
 		return err
 	}
 	switch {
-	case s.Concurrency < 1 || s.Concurrency > 1000:
-		return Inputf("concurrency must be between 1 and 1000, got %d", s.Concurrency)
-	case s.TestingTimeoutMinutes < 0:
-		return Inputf("testingTimeoutMinutes must not be negative")
-	case s.PendingFailureDepth < 0:
-		return Inputf("pendingFailureDepth must not be negative")
-	case s.BatchingMaxWaitTimeMinutes < 0:
-		return Inputf("batchingMaxWaitTimeMinutes must not be negative")
-	case s.BatchingMinSize < 1:
-		return Inputf("batchingMinSize must be at least 1")
+	case s.Concurrency < 1 || s.Concurrency > MaxConcurrency:
+		return Inputf("concurrency must be between 1 and %d, got %d", MaxConcurrency, s.Concurrency)
+	case s.TestingTimeoutMinutes < 0 || s.TestingTimeoutMinutes > MaxTestingTimeoutMinutes:
+		return Inputf("testingTimeoutMinutes must be between 0 and %d (a week), got %d", MaxTestingTimeoutMinutes, s.TestingTimeoutMinutes)
+	case s.PendingFailureDepth < 0 || s.PendingFailureDepth > MaxPendingFailureDepth:
+		return Inputf("pendingFailureDepth must be between 0 and %d, got %d", MaxPendingFailureDepth, s.PendingFailureDepth)
+	case s.BatchingMaxWaitTimeMinutes < 0 || s.BatchingMaxWaitTimeMinutes > MaxBatchingMaxWaitTimeMinutes:
+		return Inputf("batchingMaxWaitTimeMinutes must be between 0 and %d (a day), got %d", MaxBatchingMaxWaitTimeMinutes, s.BatchingMaxWaitTimeMinutes)
+	case s.BatchingMinSize < 1 || s.BatchingMinSize > MaxBatchSize:
+		return Inputf("batchingMinSize must be between 1 and %d, got %d", MaxBatchSize, s.BatchingMinSize)
+	case s.BatchingMaxSize > MaxBatchSize:
+		return Inputf("batchingMaxSize must be at most %d, got %d", MaxBatchSize, s.BatchingMaxSize)
 	case s.BatchingMaxSize != 0 && s.BatchingMaxSize < s.BatchingMinSize:
 		return Inputf("batchingMaxSize must be at least batchingMinSize")
 	case s.BisectionConcurrency < 0:
 		return Inputf("bisectionConcurrency must not be negative")
-	case s.NotReadyTimeoutHours < 0:
-		return Inputf("notReadyTimeoutHours must not be negative")
-	case s.BisectionParts != 0 && (s.BisectionParts < 2 || s.BisectionParts > 100):
-		return Inputf("bisectionParts must be between 2 and 100, got %d", s.BisectionParts)
+	case s.BisectionConcurrency > MaxConcurrency:
+		return Inputf("bisectionConcurrency must be at most %d, got %d", MaxConcurrency, s.BisectionConcurrency)
+	case s.NotReadyTimeoutHours < 0 || s.NotReadyTimeoutHours > MaxNotReadyTimeoutHours:
+		return Inputf("notReadyTimeoutHours must be between 0 and %d (a year), got %d", MaxNotReadyTimeoutHours, s.NotReadyTimeoutHours)
+	case s.BisectionParts != 0 && (s.BisectionParts < 2 || s.BisectionParts > MaxBisectionParts):
+		return Inputf("bisectionParts must be between 2 and %d, got %d", MaxBisectionParts, s.BisectionParts)
 	}
 	return nil
+}
+
+// TestingTimeout is TestingTimeoutMinutes as a duration; 0 (none) when not
+// positive. It saturates instead of overflowing, so a stored value above
+// MaxTestingTimeoutMinutes (written before the bound existed) is merely a
+// very long timeout.
+func (s Settings) TestingTimeout() time.Duration {
+	return saturatingDuration(s.TestingTimeoutMinutes, time.Minute)
+}
+
+// BatchingMaxWait is BatchingMaxWaitTimeMinutes as a duration (0 when not
+// positive), saturating like TestingTimeout.
+func (s Settings) BatchingMaxWait() time.Duration {
+	return saturatingDuration(s.BatchingMaxWaitTimeMinutes, time.Minute)
+}
+
+// NotReadyTimeout is NotReadyTimeoutHours as a duration; 0 (never) when not
+// positive, saturating like TestingTimeout.
+func (s Settings) NotReadyTimeout() time.Duration {
+	return saturatingDuration(s.NotReadyTimeoutHours, time.Hour)
+}
+
+// maxDuration is the longest time.Duration, about 292 years.
+const maxDuration = time.Duration(1<<63 - 1)
+
+// saturatingDuration is n × unit for a positive unit: 0 for n ≤ 0, and
+// maxDuration when the product would overflow.
+func saturatingDuration(n int, unit time.Duration) time.Duration {
+	if n <= 0 {
+		return 0
+	}
+	if int64(n) > int64(maxDuration/unit) {
+		return maxDuration
+	}
+	return time.Duration(n) * unit
 }
 
 // validateBotSubmitters checks AllowedBotSubmitters: at most

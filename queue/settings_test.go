@@ -2,9 +2,12 @@ package queue
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -137,5 +140,65 @@ func TestTestBranchNames(t *testing.T) {
 		if err := ValidateBranch(TestBranchName(p, 2147483647, "00000000-0000-4000-8000-000000000001", true)); err != nil {
 			t.Errorf("a branch under %q is not a valid branch: %v", p, err)
 		}
+	}
+}
+
+// Every numeric setting has an upper bound (docs/api.md): the bound itself
+// is accepted, one above it (and the notReadyTimeoutHours 2562048,
+// whose hours overflow a time.Duration) is an *InputError naming the field.
+func TestSettingsUpperBounds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		field string
+		max   int
+		set   func(u *QueueUpdate, v int)
+	}{
+		{"concurrency", MaxConcurrency, func(u *QueueUpdate, v int) { u.Concurrency = &v }},
+		{"testingTimeoutMinutes", 10080, func(u *QueueUpdate, v int) { u.TestingTimeoutMinutes = &v }},
+		{"pendingFailureDepth", MaxPendingFailureDepth, func(u *QueueUpdate, v int) { u.PendingFailureDepth = &v }},
+		{"batchingMaxWaitTimeMinutes", 1440, func(u *QueueUpdate, v int) { u.BatchingMaxWaitTimeMinutes = &v }},
+		{"batchingMinSize", MaxBatchSize, func(u *QueueUpdate, v int) { u.BatchingMinSize = &v }},
+		{"batchingMaxSize", MaxBatchSize, func(u *QueueUpdate, v int) { u.BatchingMaxSize = &v }},
+		{"bisectionConcurrency", MaxConcurrency, func(u *QueueUpdate, v int) { u.BisectionConcurrency = &v }},
+		{"notReadyTimeoutHours", 8760, func(u *QueueUpdate, v int) { u.NotReadyTimeoutHours = &v }},
+		{"bisectionParts", MaxBisectionParts, func(u *QueueUpdate, v int) { u.BisectionParts = &v }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.field, func(t *testing.T) {
+			t.Parallel()
+			var ok QueueUpdate
+			tt.set(&ok, tt.max)
+			if _, err := ok.ApplySettings(DefaultSettings()); err != nil {
+				t.Errorf("%s = %d (the bound) refused: %v", tt.field, tt.max, err)
+			}
+			for _, v := range []int{tt.max + 1, 2562048, math.MaxInt} {
+				var u QueueUpdate
+				tt.set(&u, v)
+				_, err := u.ApplySettings(DefaultSettings())
+				var ie *InputError
+				if !errors.As(err, &ie) || !strings.Contains(ie.Msg, tt.field) || !strings.Contains(ie.Msg, fmt.Sprint(tt.max)) {
+					t.Errorf("%s = %d: got %v, want an *InputError naming the field and its bound %d", tt.field, v, err, tt.max)
+				}
+			}
+		})
+	}
+}
+
+// The duration helpers saturate instead of wrapping around.
+func TestSettingsDurationsSaturate(t *testing.T) {
+	t.Parallel()
+	s := Settings{TestingTimeoutMinutes: 90, BatchingMaxWaitTimeMinutes: -3, NotReadyTimeoutHours: 2562048}
+	if got := s.TestingTimeout(); got != 90*time.Minute {
+		t.Errorf("TestingTimeout = %v, want 1h30m", got)
+	}
+	if got := s.BatchingMaxWait(); got != 0 {
+		t.Errorf("BatchingMaxWait of a negative value = %v, want 0", got)
+	}
+	if got := s.NotReadyTimeout(); got != math.MaxInt64 {
+		t.Errorf("NotReadyTimeout(2562048 h) = %v, want the longest duration", got)
+	}
+	s.TestingTimeoutMinutes = math.MaxInt
+	if got := s.TestingTimeout(); got != math.MaxInt64 {
+		t.Errorf("TestingTimeout(MaxInt min) = %v, want the longest duration", got)
 	}
 }

@@ -210,7 +210,9 @@ func TestCreateQueueRefusesBadFieldsBeforeTheService(t *testing.T) {
 	for _, extra := range []string{`"batchingMinSize":5,"batchingMaxSize":2`, `"concurrency":1001`, `"enqueueingLabel":""`, `"bisectionParts":1`,
 		`"requiredStatuses":[""]`, `"state":"switching_modes"`, `"mergeMethod":"octopus"`,
 		`"testBranchConstructionMode":"push"`, `"allowedBotSubmitters":["a/b"]`, `"allowedBotSubmitters":["x[bot]","X[bot]"]`,
-		`"batchingRules":[{}]`, `"testBranchPrefix":"mq-temp/"`, `"testBranchPrefix":"no-slash"`, `"testBranchPrefix":""`} {
+		`"batchingRules":[{}]`, `"testBranchPrefix":"mq-temp/"`, `"testBranchPrefix":"no-slash"`, `"testBranchPrefix":""`,
+		`"notReadyTimeoutHours":2562048`, `"testingTimeoutMinutes":10081`, `"batchingMaxWaitTimeMinutes":1441`,
+		`"pendingFailureDepth":1001`, `"batchingMinSize":1001`, `"bisectionConcurrency":1001`} {
 		h := newHarness(t)
 		r := h.post("createQueue", body(extra))
 		wantError(t, r, http.StatusBadRequest)

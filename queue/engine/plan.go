@@ -98,7 +98,7 @@ func (p *planner) runResults() Action {
 				}
 				return FinishRun{RunID: r.ID, Status: status, Reason: reason, Detail: detail}
 			}
-			if limit := time.Duration(q.Settings.TestingTimeoutMinutes) * time.Minute; limit > 0 {
+			if limit := q.Settings.TestingTimeout(); limit > 0 {
 				deadline := r.StartedAt.Add(limit)
 				if !p.now.Before(deadline) {
 					return FinishRun{RunID: r.ID, Status: queue.RunFailed, Reason: queue.ReasonTestTimeout,
@@ -119,8 +119,9 @@ func (p *planner) admission() Action {
 		if e.State != queue.StateNotReady {
 			continue
 		}
-		if h := q.Settings.NotReadyTimeoutHours; h > 0 {
-			deadline := e.SubmittedAt.Add(time.Duration(h) * time.Hour)
+		if limit := q.Settings.NotReadyTimeout(); limit > 0 {
+			h := q.Settings.NotReadyTimeoutHours
+			deadline := e.SubmittedAt.Add(limit) // time.Add saturates too
 			if !p.now.Before(deadline) {
 				return Transition{EntryID: e.ID, To: queue.StateCancelled, Reason: queue.ReasonNotReadyTimeout,
 					Detail: fmt.Sprintf("not ready within %d hours: %s", h, e.StateReasonDetail)}

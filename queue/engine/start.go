@@ -191,7 +191,7 @@ func (p *planner) batch(rest []unit, held func(unit) *queue.Entry) []*queue.Entr
 		}
 	}
 	if len(out) < st.BatchingMinSize {
-		deadline := oldest.Add(time.Duration(st.BatchingMaxWaitTimeMinutes) * time.Minute)
+		deadline := oldest.Add(st.BatchingMaxWait())
 		if p.now.Before(deadline) {
 			p.wakeAt(deadline)
 			return nil

@@ -131,7 +131,7 @@ func NewDriver(seed uint64, opts DriverOptions) (*Driver, error) {
 	}
 	d.bound = d.settings.Concurrency + d.settings.EffectiveBisectionConcurrency()
 	d.world.SetMaxInFlight(d.bound)
-	d.world.SetTestTimeout(time.Duration(d.settings.TestingTimeoutMinutes) * time.Minute)
+	d.world.SetTestTimeout(d.settings.TestingTimeout())
 	d.world.SetFileDiffs(true) // parallel landings are verified path by path
 	cfg := d.world.Config()
 	q, err := d.svc.CreateQueue(d.ctx, queue.QueueKey{Repo: cfg.Repo, Branch: cfg.Branch}, d.settings)

@@ -95,7 +95,7 @@ const maxEventsPerSync = 40
 // times out meanwhile.
 func (d *Driver) advance(by time.Duration) {
 	next := d.now.Add(by)
-	if limit := time.Duration(d.settings.TestingTimeoutMinutes) * time.Minute; limit > 0 {
+	if limit := d.settings.TestingTimeout(); limit > 0 {
 		for _, job := range d.world.PendingCI() {
 			if !next.Before(job.PublishedAt.Add(limit)) {
 				d.excuse(job.Contains, "its test run timed out")

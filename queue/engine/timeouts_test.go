@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"math"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// Settings stored before their upper bounds existed (or written straight
+// into the store) may be large enough that minutes or hours × their unit
+// overflow a time.Duration. Such a value is a very long wait, never a
+// negative one: notReadyTimeoutHours 2562048 (the value, whose
+// hours wrap past math.MaxInt64 nanoseconds) cancels no waiting entry,
+// and huge testing and batching waits neither fail a run nor start an
+// unfilled batch.
+func TestHugeStoredDurationsDoNotOverflow(t *testing.T) {
+	t.Parallel()
+	later := t0.Add(24 * time.Hour)
+	tests := []struct {
+		name  string
+		build func(b *builder)
+		want  Action
+	}{
+		{"notReadyTimeoutHours 2562048 cancels nothing", func(b *builder) {
+			b.s.Queue.Settings.NotReadyTimeoutHours = 2562048
+			e := b.entry(1, queue.StateNotReady)
+			e.PR.MergeableState = "dirty"
+			e.StateReasonDetail = "the pull request conflicts with main"
+		}, nil},
+		{"notReadyTimeoutHours MaxInt cancels nothing", func(b *builder) {
+			b.s.Queue.Settings.NotReadyTimeoutHours = math.MaxInt
+			e := b.entry(1, queue.StateNotReady)
+			e.PR.MergeableState = "dirty"
+			e.StateReasonDetail = "the pull request conflicts with main"
+		}, nil},
+		{"testingTimeoutMinutes past the overflow does not fail the run", func(b *builder) {
+			// × time.Minute wraps around to about 26 seconds.
+			b.s.Queue.Settings.TestingTimeoutMinutes = 307445735
+			e1 := b.entry(1, queue.StateTesting)
+			b.run(e1, queue.RunInProgress, "H0")
+		}, nil},
+		{"batchingMaxWaitTimeMinutes wrapping negative keeps the batch waiting", func(b *builder) {
+			b.s.Queue.Settings.Batch = true
+			b.s.Queue.Settings.BatchingMaxWaitTimeMinutes = 153722868
+			e := b.entry(1, queue.StatePending)
+			e.AdmittedAt = t0
+		}, nil},
+		{"batchingMaxWaitTimeMinutes wrapping to seconds keeps the batch waiting", func(b *builder) {
+			b.s.Queue.Settings.Batch = true
+			b.s.Queue.Settings.BatchingMaxWaitTimeMinutes = 307445735
+			e := b.entry(1, queue.StatePending)
+			e.AdmittedAt = t0
+		}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := newSnap(2)
+			tc.build(b)
+			got, wake := Next(b.s, later)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Next() = %#v, want %#v", got, tc.want)
+			}
+			if !wake.IsZero() && wake.Before(later) {
+				t.Errorf("Next() asks to wake at %v, before now %v", wake, later)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -46,6 +47,15 @@ func patchJSON(t testing.TB, payload []byte, edit func(m map[string]any)) []byte
 
 // obj returns m[key] as an object, for patchJSON edits.
 func obj(m map[string]any, key string) map[string]any { return m[key].(map[string]any) }
+
+// accountType is the user "type" GitHub gives login in payloads: "Bot"
+// for a GitHub App's "[bot]" login, "User" otherwise.
+func accountType(login string) string {
+	if strings.HasSuffix(login, "[bot]") {
+		return "Bot"
+	}
+	return "User"
+}
 
 // fakeService records every call of the Service interface.
 type fakeService struct {

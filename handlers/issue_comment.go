@@ -42,6 +42,7 @@ type commandCall struct {
 	number    int
 	commentID int64
 	login     string
+	bot       bool // GitHub marks login's account as a bot
 }
 
 // key names the command for the notices answering it: its comment, so a
@@ -72,9 +73,9 @@ func (h *IssueCommentHandler) Handle(ctx context.Context, eventType, deliveryID 
 	if ev.Action != "created" || ev.Issue.PullRequest == nil {
 		return nil
 	}
-	login := ev.Comment.User.Login
+	login, bot := ev.Comment.User.Login, ev.Comment.User.isBotAccount()
 	if login == "" {
-		login = ev.Sender.Login
+		login, bot = ev.Sender.Login, ev.Sender.isBotAccount()
 	}
 	if login == "" || h.cfg.isBot(login) || h.cfg.isBot(ev.Sender.Login) {
 		return nil
@@ -106,7 +107,7 @@ func (h *IssueCommentHandler) Handle(ctx context.Context, eventType, deliveryID 
 		}
 	}
 	return h.run(ctx, commandCall{cmd: cmd, repo: repo, number: number,
-		commentID: ev.Comment.ID, login: login})
+		commentID: ev.Comment.ID, login: login, bot: bot})
 }
 
 // commentTime reads a comment's updated_at (RFC 3339); the zero time if it
@@ -145,7 +146,7 @@ func (h *IssueCommentHandler) run(ctx context.Context, c commandCall) error {
 	}
 
 	level := requiredAccess(c.cmd)
-	allowed, err := authorize(ctx, h.gh, c.repo, settings, c.login, level, c.cmd.Kind == CmdMerge)
+	allowed, err := authorize(ctx, h.gh, c.repo, settings, c.login, c.bot, level, c.cmd.Kind == CmdMerge)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,9 @@ func prComment(t *testing.T, file, login, body string) []byte {
 		c := obj(m, "comment")
 		c["body"] = body
 		obj(c, "user")["login"] = login
+		obj(c, "user")["type"] = accountType(login)
 		obj(m, "sender")["login"] = login
+		obj(m, "sender")["type"] = accountType(login)
 	})
 }
 
@@ -291,6 +293,62 @@ func TestAllowedBotSubmitters(t *testing.T) {
 				t.Fatalf("submits %+v, want submitted=%v", svc.submits, tt.submit)
 			}
 			assertComment(t, svc, tt.wantComment)
+		})
+	}
+}
+
+// The allowedBotSubmitters exemption needs a bot account: a person (GitHub
+// user type "User") whose login is listed, whether as an entry stored
+// before entries had to end in [bot] or as a payload claiming a listed
+// bot's name for a person, is asked about like anyone else and, without
+// write access, refused; the listed bot itself (type "Bot") still merges
+// without a permission read. Both the comment and the label path.
+func TestAllowedBotSubmittersNeedABotAccount(t *testing.T) {
+	t.Parallel()
+	main := queue.QueueKey{Repo: helloWorld, Branch: "main"}
+	master := queue.QueueKey{Repo: helloWorld, Branch: "master"}
+	tests := []struct {
+		name, login, typ string
+		submit           bool
+	}{
+		{"a person listed before the [bot] rule", "ci-user", "User", false},
+		{"a person claiming a listed bot's name", "renovate[bot]", "User", false},
+		{"no account type in the payload", "renovate[bot]", "", false},
+		{"the listed bot", "renovate[bot]", "Bot", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := queue.DefaultSettings()
+			s.AllowedBotSubmitters = []string{"renovate[bot]", "ci-user"} // as stored before the rule
+
+			svc, gh := commentWorld()
+			svc.addQueue(main, s)
+			comment := patchJSON(t, prComment(t, "created.payload.json", tt.login, "/mq merge"), func(m map[string]any) {
+				obj(obj(m, "comment"), "user")["type"] = tt.typ
+				obj(m, "sender")["type"] = tt.typ
+			})
+			if err := NewIssueCommentHandler(testConfig(), svc, gh).Handle(context.Background(), "issue_comment", "d", comment); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := len(svc.submits), map[bool]int{true: 1, false: 0}[tt.submit]; got != want {
+				t.Errorf("comment: %d submissions, want %d", got, want)
+			}
+			if wantReads := map[bool]int{true: 0, false: 1}[tt.submit]; gh.permCalls != wantReads {
+				t.Errorf("comment: %d permission reads, want %d", gh.permCalls, wantReads)
+			}
+
+			svc, gh = newFakeService(), newFakeGitHub()
+			svc.addQueue(master, s)
+			label := patchJSON(t, labelPayload(t, "labeled", "merge-queue", tt.login), func(m map[string]any) {
+				obj(m, "sender")["type"] = tt.typ
+			})
+			if err := NewPullRequestHandler(testConfig(), svc, gh).Handle(context.Background(), "pull_request", "d", label); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := len(svc.submits), map[bool]int{true: 1, false: 0}[tt.submit]; got != want {
+				t.Errorf("label: %d submissions, want %d", got, want)
+			}
 		})
 	}
 }

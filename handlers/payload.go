@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/go-github/v66/github"
@@ -21,7 +22,14 @@ import (
 type ghUser struct {
 	Login string `json:"login"`
 	Name  string `json:"name"`
+	// Type is GitHub's account type: "User", "Bot" (a GitHub App's
+	// account) or "Organization"; empty when the payload omits it.
+	Type string `json:"type"`
 }
+
+// isBotAccount reports whether GitHub marks the account as a bot (a GitHub
+// App's "[bot]" user).
+func (u ghUser) isBotAccount() bool { return strings.EqualFold(u.Type, "Bot") }
 
 type ghRepo struct {
 	Name  string `json:"name"`

@@ -103,7 +103,7 @@ func (h *PullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 		return nil // a queue's own test PR is never queued
 	}
 	if action == "labeled" {
-		return h.labeled(ctx, key, settings, pr.Number, sender, label)
+		return h.labeled(ctx, key, settings, pr.Number, sender, ev.Sender.isBotAccount(), label)
 	}
 	detail := "label removed by @" + sender
 	if _, err := h.svc.CancelPR(ctx, repo, pr.Number, queue.ReasonLabelRemoved, detail); err != nil {
@@ -113,9 +113,10 @@ func (h *PullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 }
 
 // labeled submits the PR to the queue for key (settings: its settings, nil
-// when it does not exist yet) after checking that sender may.
-func (h *PullRequestHandler) labeled(ctx context.Context, key queue.QueueKey, settings *queue.Settings, number int, sender, label string) error {
-	allowed, err := authorize(ctx, h.gh, key.Repo, settings, sender, AccessWrite, true)
+// when it does not exist yet) after checking that sender (a bot account
+// when senderBot) may.
+func (h *PullRequestHandler) labeled(ctx context.Context, key queue.QueueKey, settings *queue.Settings, number int, sender string, senderBot bool, label string) error {
+	allowed, err := authorize(ctx, h.gh, key.Repo, settings, sender, senderBot, AccessWrite, true)
 	if err != nil {
 		return err
 	}

@@ -118,6 +118,7 @@ func labelPayload(t *testing.T, action, label, sender string) []byte {
 	return patchJSON(t, loadExample(t, "pull_request/"+action+".payload.json"), func(m map[string]any) {
 		obj(m, "label")["name"] = label
 		obj(m, "sender")["login"] = sender
+		obj(m, "sender")["type"] = accountType(sender)
 	})
 }
 

@@ -123,9 +123,12 @@ func saturatingDuration(n int, unit time.Duration) time.Duration {
 }
 
 // validateBotSubmitters checks AllowedBotSubmitters: at most
-// MaxBotSubmitters GitHub logins (ValidateOwner's rule), each optionally
-// ending in "[bot]" as GitHub Apps' logins do, none twice (logins compare
-// case-insensitively).
+// MaxBotSubmitters bot logins, each a GitHub login (ValidateOwner's rule)
+// followed by "[bot]" as GitHub Apps' logins are, none twice (logins
+// compare case-insensitively). A login without "[bot]" is refused: the
+// list exempts its members from the permission check, which only a bot
+// account (which cannot be a collaborator) needs; a person or a machine
+// user is given write access instead.
 func validateBotSubmitters(logins []string) error {
 	if len(logins) > MaxBotSubmitters {
 		return Inputf("allowedBotSubmitters must hold at most %d logins, got %d", MaxBotSubmitters, len(logins))
@@ -133,11 +136,16 @@ func validateBotSubmitters(logins []string) error {
 	seen := map[string]int{}
 	for i, login := range logins {
 		field := fmt.Sprintf("allowedBotSubmitters[%d]", i)
-		if err := ValidateOwner(strings.TrimSuffix(login, "[bot]")); err != nil {
-			rule := "must be a GitHub login, optionally ending in [bot]"
+		name, ok := cutBotSuffix(login)
+		if !ok && login != "" {
+			return &InputError{Msg: (&NameError{Field: field, Value: login,
+				Rule: "must be a bot login ending in [bot], such as renovate[bot] (a person or machine user needs write access instead)"}).Error()}
+		}
+		if err := ValidateOwner(name); err != nil {
+			rule := "must be a GitHub login followed by [bot]"
 			var ne *NameError
 			if errors.As(err, &ne) {
-				rule = ne.Rule + ", optionally followed by [bot]"
+				rule = ne.Rule + ", followed by [bot]"
 			}
 			return &InputError{Msg: (&NameError{Field: field, Value: login, Rule: rule}).Error()}
 		}
@@ -148,4 +156,14 @@ func validateBotSubmitters(logins []string) error {
 		seen[key] = i
 	}
 	return nil
+}
+
+// cutBotSuffix returns login without its "[bot]" suffix (in any case) and
+// whether it had one.
+func cutBotSuffix(login string) (string, bool) {
+	const suffix = "[bot]"
+	if len(login) >= len(suffix) && strings.EqualFold(login[len(login)-len(suffix):], suffix) {
+		return login[:len(login)-len(suffix)], true
+	}
+	return login, false
 }

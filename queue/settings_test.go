@@ -24,8 +24,8 @@ func TestApplySettingsNewFields(t *testing.T) {
 				t.Errorf("mode %q", s.TestBranchConstructionMode)
 			}
 		}},
-		{"bots kept in order", QueueUpdate{AllowedBotSubmitters: ptr([]string{"b[bot]", "a[bot]", "ci-user"})}, func(t *testing.T, s Settings) {
-			if want := []string{"b[bot]", "a[bot]", "ci-user"}; !reflect.DeepEqual(s.AllowedBotSubmitters, want) {
+		{"bots kept in order", QueueUpdate{AllowedBotSubmitters: ptr([]string{"b[bot]", "a[bot]", "ci-App[BOT]"})}, func(t *testing.T, s Settings) {
+			if want := []string{"b[bot]", "a[bot]", "ci-App[BOT]"}; !reflect.DeepEqual(s.AllowedBotSubmitters, want) {
 				t.Errorf("bots %v, want %v", s.AllowedBotSubmitters, want)
 			}
 		}},
@@ -72,8 +72,11 @@ func TestApplySettingsRefusesNewFields(t *testing.T) {
 	}{
 		{"unknown construction mode", QueueUpdate{TestBranchConstructionMode: ptr(TestBranchConstructionMode("push"))},
 			`testBranchConstructionMode: "push" is not one of rename_temp_branch`},
-		{"bot with a slash", QueueUpdate{AllowedBotSubmitters: ptr([]string{"ok[bot]", "evil/x"})},
-			`invalid field allowedBotSubmitters[1]: must hold only ASCII letters, digits and hyphens, optionally followed by [bot], got "evil/x"`},
+		{"bot with a slash", QueueUpdate{AllowedBotSubmitters: ptr([]string{"ok[bot]", "evil/x[bot]"})},
+			`invalid field allowedBotSubmitters[1]: must hold only ASCII letters, digits and hyphens, followed by [bot], got "evil/x[bot]"`},
+		{"a person's login", QueueUpdate{AllowedBotSubmitters: ptr([]string{"renovate[bot]", "ci-user"})},
+			`invalid field allowedBotSubmitters[1]: must be a bot login ending in [bot], such as renovate[bot] (a person or machine user needs write access instead), got "ci-user"`},
+		{"[bot] inside", QueueUpdate{AllowedBotSubmitters: ptr([]string{"a[bot]b"})}, `allowedBotSubmitters[0]: must be a bot login ending in [bot]`},
 		{"empty bot", QueueUpdate{AllowedBotSubmitters: ptr([]string{""})}, "allowedBotSubmitters[0]: must not be empty"},
 		{"bare [bot]", QueueUpdate{AllowedBotSubmitters: ptr([]string{"[bot]"})}, "allowedBotSubmitters[0]: must not be empty"},
 		{"bot twice", QueueUpdate{AllowedBotSubmitters: ptr([]string{"Renovate[bot]", "renovate[bot]"})},

@@ -164,11 +164,11 @@ func TestStrictClientUpdateQueueEchoesTheNewSettings(t *testing.T) {
 	h := newHarness(t)
 	// The fake applies the update to the defaults, as the service does.
 	r := h.post("updateQueue", body(`"testBranchConstructionMode":"Rename_Temp_Branch"`,
-		`"allowedBotSubmitters":["renovate[bot]","Dependabot[bot]","release-user"]`, `"batchingRules":[]`,
+		`"allowedBotSubmitters":["renovate[bot]","Dependabot[bot]","release-app[bot]"]`, `"batchingRules":[]`,
 		`"testBranchPrefix":"ci/merge-queue/"`, `"requiredStatuses":["ci/test"]`))
 	m := decodeObject(t, r)
 	wantStrict(t, "updateQueue", m, strictQueue, "enqueuedPullRequests")
-	for _, want := range []string{`"allowedBotSubmitters":["renovate[bot]","Dependabot[bot]","release-user"]`,
+	for _, want := range []string{`"allowedBotSubmitters":["renovate[bot]","Dependabot[bot]","release-app[bot]"]`,
 		`"batchingRules":[]`, `"testBranchConstructionMode":"rename_temp_branch"`, `"testBranchPrefix":"ci/merge-queue/"`} {
 		if !strings.Contains(r.body, want) {
 			t.Errorf("updateQueue does not echo %s: %s", want, r.body)

@@ -33,7 +33,7 @@ var everyField = []string{
 	`"optimizationMode":"BISECTION_SKIP_REDUNDANT_TESTS"`, `"mergeMethod":"Merge_Commit"`,
 	`"enqueueingLabel":"ship-it"`, `"labelCommandsEnabled":false`, `"stateLabelsEnabled":true`,
 	`"extensionEnabled":false`, `"notReadyTimeoutHours":24`, `"bisectionParts":4`,
-	`"testBranchConstructionMode":"RENAME_TEMP_BRANCH"`, `"allowedBotSubmitters":["renovate[bot]","ci-user"]`,
+	`"testBranchConstructionMode":"RENAME_TEMP_BRANCH"`, `"allowedBotSubmitters":["renovate[bot]","ci-app[bot]"]`,
 	`"batchingRules":[]`, `"testBranchPrefix":"ci/merge-queue/"`, `"isolationRuns":true`,
 }
 
@@ -48,7 +48,7 @@ func everyFieldUpdate() queue.QueueUpdate {
 		OptimizationMode: ptr(queue.OptimizationBisectionSkipTests), MergeMethod: ptr(queue.MergeCommit),
 		EnqueueingLabel: ptr("ship-it"), LabelCommandsEnabled: ptr(false), StateLabelsEnabled: ptr(true),
 		ExtensionEnabled: ptr(false), NotReadyTimeoutHours: ptr(24), BisectionParts: ptr(4),
-		TestBranchConstructionMode: ptr(queue.RenameTempBranch), AllowedBotSubmitters: ptr([]string{"renovate[bot]", "ci-user"}),
+		TestBranchConstructionMode: ptr(queue.RenameTempBranch), AllowedBotSubmitters: ptr([]string{"renovate[bot]", "ci-app[bot]"}),
 		TestBranchPrefix: ptr("ci/merge-queue/"), IsolationRuns: ptr(true),
 	}
 }
@@ -212,7 +212,8 @@ func TestCreateQueueRefusesBadFieldsBeforeTheService(t *testing.T) {
 		`"testBranchConstructionMode":"push"`, `"allowedBotSubmitters":["a/b"]`, `"allowedBotSubmitters":["x[bot]","X[bot]"]`,
 		`"batchingRules":[{}]`, `"testBranchPrefix":"mq-temp/"`, `"testBranchPrefix":"no-slash"`, `"testBranchPrefix":""`,
 		`"notReadyTimeoutHours":2562048`, `"testingTimeoutMinutes":10081`, `"batchingMaxWaitTimeMinutes":1441`,
-		`"pendingFailureDepth":1001`, `"batchingMinSize":1001`, `"bisectionConcurrency":1001`} {
+		`"pendingFailureDepth":1001`, `"batchingMinSize":1001`, `"bisectionConcurrency":1001`,
+		`"allowedBotSubmitters":["ci-user"]`} {
 		h := newHarness(t)
 		r := h.post("createQueue", body(extra))
 		wantError(t, r, http.StatusBadRequest)

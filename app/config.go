@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
@@ -39,6 +40,12 @@ const (
 	DefaultNotificationKind  = NotifyWebhook
 	DefaultDashboardAccess   = DashboardToken
 )
+
+// MinWebhookSecretLen is the fewest characters a webhook secret may have:
+// GitHub signs deliveries with HMAC-SHA256 keyed by it, and a short secret
+// can be guessed offline from one captured delivery. GitHub recommends a
+// long random string; bot setup writes the 40-character one GitHub makes.
+const MinWebhookSecretLen = 16
 
 // Environment variables that override the file (secrets and deployment knobs).
 // An empty variable is treated as unset.
@@ -420,6 +427,10 @@ func (c *Config) Validate() error {
 	}
 	if app.WebhookSecret == "" {
 		add("github.app.webhook_secret is required (or %s)", EnvWebhookSecret)
+	} else if n := utf8.RuneCountInString(app.WebhookSecret); n < MinWebhookSecretLen {
+		// The secret itself is never quoted.
+		add("github.app.webhook_secret (or %s) has %d characters, want at least %d: set a long random one "+
+			"(e.g. openssl rand -hex 32) on the GitHub App's settings page and here", EnvWebhookSecret, n, MinWebhookSecretLen)
 	}
 	if err := c.validatePrivateKey(); err != nil {
 		errs = append(errs, err)

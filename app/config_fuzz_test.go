@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzConfig runs any YAML through the steps of LoadConfig (decodeStrict,
@@ -75,7 +76,7 @@ func FuzzConfig(f *testing.F) {
 	if err := os.WriteFile(keyFile, []byte(keyPEM), 0o600); err != nil {
 		f.Fatal(err)
 	}
-	secrets := envMap(map[string]string{EnvWebhookSecret: "s3cret", EnvAppID: "42", EnvPrivateKey: keyPEM})
+	secrets := envMap(map[string]string{EnvWebhookSecret: "s3cret-webhook-secret", EnvAppID: "42", EnvPrivateKey: keyPEM})
 	f.Fuzz(func(t *testing.T, data []byte, withSecrets bool) {
 		c := &Config{}
 		if err := decodeStrict(data, c); err != nil {
@@ -116,7 +117,7 @@ func FuzzConfig(f *testing.F) {
 		if _, err := parseLogLevel(c.Logging.Level); err != nil {
 			t.Fatalf("accepted log level %q", c.Logging.Level)
 		}
-		if g := c.GitHubAppConfig(); g.App.PrivateKey == "" || g.App.IntegrationID <= 0 || g.App.WebhookSecret == "" {
+		if g := c.GitHubAppConfig(); g.App.PrivateKey == "" || g.App.IntegrationID <= 0 || utf8.RuneCountInString(g.App.WebhookSecret) < MinWebhookSecretLen {
 			t.Fatalf("accepted App credentials %d, %q, %d-byte key", g.App.IntegrationID, g.App.WebhookSecret, len(g.App.PrivateKey))
 		}
 		if c.Engine.ReconcileInterval <= 0 || c.GitHub.Host == "" || c.Commands.Prefix == "" {

@@ -27,3 +27,20 @@ func TestInvalidNotificationURLIsNotQuoted(t *testing.T) {
 		}
 	}
 }
+
+// A webhook secret shorter than MinWebhookSecretLen is refused at start-up
+// (a 5-character one was accepted) with a message that says how long it
+// must be and does not quote it.
+func TestShortWebhookSecretIsRefusedUnquoted(t *testing.T) {
+	t.Parallel()
+	const short = "Zq9xW"
+	c := validConfig(t)
+	c.GitHub.App.WebhookSecret = short
+	err := c.Validate()
+	if err == nil || !strings.Contains(err.Error(), "github.app.webhook_secret") || !strings.Contains(err.Error(), "at least 16") {
+		t.Fatalf("Validate() with a 5-character webhook secret = %v, want an error asking for at least 16 characters", err)
+	}
+	if strings.Contains(err.Error(), short) {
+		t.Errorf("Validate() quotes the webhook secret: %v", err)
+	}
+}

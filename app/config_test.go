@@ -61,7 +61,7 @@ func envMap(m map[string]string) func(string) string {
 func validConfig(t *testing.T) *Config {
 	t.Helper()
 	c, err := LoadConfig("", envMap(map[string]string{
-		EnvWebhookSecret: "s3cret",
+		EnvWebhookSecret: "s3cret-webhook-secret",
 		EnvAppID:         "42",
 		EnvPrivateKey:    pkcs1PEM(),
 	}))
@@ -302,6 +302,11 @@ func TestValidate(t *testing.T) {
 			[]string{"test_prs.title_template"}},
 		{"empty webhook secret", func(c *Config) { c.GitHub.App.WebhookSecret = "" },
 			[]string{"github.app.webhook_secret is required (or MQ_GITHUB_WEBHOOK_SECRET)"}},
+		{"5-character webhook secret", func(c *Config) { c.GitHub.App.WebhookSecret = "abcde" },
+			[]string{"github.app.webhook_secret (or MQ_GITHUB_WEBHOOK_SECRET) has 5 characters, want at least 16"}},
+		{"15-character webhook secret", func(c *Config) { c.GitHub.App.WebhookSecret = "0123456789abcde" },
+			[]string{"has 15 characters, want at least 16"}},
+		{"16-character webhook secret", func(c *Config) { c.GitHub.App.WebhookSecret = "0123456789abcdef" }, nil},
 		{"no key", func(c *Config) { c.GitHub.App.PrivateKey = "" }, []string{"github.app.private_key or github.app.private_key_path is required"}},
 		{"both keys", func(c *Config) { c.GitHub.App.PrivateKeyPath = "/k" }, []string{"both set"}},
 		{"unreadable key file", func(c *Config) {
@@ -385,7 +390,7 @@ func TestPrivateKeyPEMAndGitHubAppConfig(t *testing.T) {
 		t.Fatalf("PrivateKeyPEM from file = %q", got)
 	}
 	g := c.GitHubAppConfig()
-	if g.App.PrivateKey != pkcs1PEM() || g.App.IntegrationID != 42 || g.App.WebhookSecret != "s3cret" ||
+	if g.App.PrivateKey != pkcs1PEM() || g.App.IntegrationID != 42 || g.App.WebhookSecret != "s3cret-webhook-secret" ||
 		g.V3APIURL != DefaultGitHubV3APIURL || g.V4APIURL != DefaultGitHubV4APIURL || g.WebURL != DefaultGitHubWebURL {
 		t.Fatalf("GitHubAppConfig = %+v", g)
 	}
@@ -438,7 +443,7 @@ func TestConfigExample(t *testing.T) {
 	t.Parallel()
 	const path = "../config.example.yml"
 	c, err := LoadConfig(path, envMap(map[string]string{
-		EnvWebhookSecret:  "s3cret",
+		EnvWebhookSecret:  "s3cret-webhook-secret",
 		EnvAppID:          "1",
 		EnvPrivateKeyPath: writeFile(t, "k.pem", pkcs1PEM()),
 	}))

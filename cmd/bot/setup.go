@@ -87,7 +87,7 @@ func runSetup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	pageURL := "http://" + ln.Addr().String() + "/"
 	m := manifest.forDeployment(plan.name, plan.publicURL, pageURL+"callback")
-	page, err := newSetupPage(ctx, plan, m, state, stderr)
+	page, err := newSetupPage(ctx, plan, m, state, ln.Addr().String(), stderr)
 	if err != nil {
 		ln.Close()
 		return err

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,13 +29,18 @@ type setupResult struct {
 // setupPage is the local side of GitHub's App manifest flow: GET / is a
 // form that posts the manifest to GitHub, GET /callback is where GitHub
 // sends the browser back with a code. It completes the flow at most once,
-// and only for a callback carrying its state; the outcome goes to done.
+// and only for a callback carrying its state; the outcome goes to done. It
+// answers only requests whose Host is its own loopback address (hosts):
+// a page on another site that rebinds its DNS name to 127.0.0.1 reaches
+// the port, but with its own name in Host, so it can read neither the
+// form (with the state) nor the result.
 type setupPage struct {
 	ctx      context.Context
 	plan     *setupPlan
 	manifest string // JSON
 	action   string // GitHub's new-App page, with the state
 	state    string
+	hosts    map[string]bool // accepted Host values, lower case
 	stderr   io.Writer
 	done     chan setupResult // buffered: receives one result
 
@@ -41,8 +48,14 @@ type setupPage struct {
 	used bool
 }
 
-func newSetupPage(ctx context.Context, plan *setupPlan, m appManifest, state string, stderr io.Writer) (*setupPage, error) {
+// newSetupPage serves the flow on listenAddr, the loopback host:port the
+// page's listener is bound to (its port resolved).
+func newSetupPage(ctx context.Context, plan *setupPlan, m appManifest, state, listenAddr string, stderr io.Writer) (*setupPage, error) {
 	manifest, err := m.JSON()
+	if err != nil {
+		return nil, err
+	}
+	hosts, err := loopbackHosts(listenAddr)
 	if err != nil {
 		return nil, err
 	}
@@ -51,8 +64,23 @@ func newSetupPage(ctx context.Context, plan *setupPlan, m appManifest, state str
 		action = plan.webURL + "/organizations/" + url.PathEscape(plan.org) + "/settings/apps/new"
 	}
 	action += "?" + url.Values{"state": {state}}.Encode()
-	return &setupPage{ctx: ctx, plan: plan, manifest: manifest, action: action, state: state, stderr: stderr,
+	return &setupPage{ctx: ctx, plan: plan, manifest: manifest, action: action, state: state, hosts: hosts, stderr: stderr,
 		done: make(chan setupResult, 1)}, nil
+}
+
+// loopbackHosts are the Host header values naming the listener at
+// listenAddr: its own host:port, and 127.0.0.1, localhost and [::1] with
+// its port.
+func loopbackHosts(listenAddr string) (map[string]bool, error) {
+	host, port, err := net.SplitHostPort(listenAddr)
+	if err != nil {
+		return nil, fmt.Errorf("setup page address %q: %w", listenAddr, err)
+	}
+	hosts := map[string]bool{}
+	for _, h := range []string{host, "127.0.0.1", "localhost", "::1"} {
+		hosts[strings.ToLower(net.JoinHostPort(h, port))] = true
+	}
+	return hosts, nil
 }
 
 var formPage = template.Must(template.New("form").Parse(`<!doctype html>
@@ -79,8 +107,15 @@ var resultPage = template.Must(template.New("result").Parse(`<!doctype html>
 </body></html>
 `))
 
-// ServeHTTP serves the form and the callback.
+// ServeHTTP serves the form and the callback, to requests for its own
+// loopback Host only (421 otherwise).
 func (p *setupPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !p.hosts[strings.ToLower(r.Host)] {
+		fmt.Fprintf(p.stderr, "bot setup: refused a request for host %q (only this page's loopback address is served)\n", r.Host)
+		http.Error(w, "This page answers only at its own loopback address (Host 127.0.0.1, localhost or [::1] with its port).",
+			http.StatusMisdirectedRequest)
+		return
+	}
 	switch {
 	case r.URL.Path == "/" && r.Method == http.MethodGet:
 		where := p.plan.webURL

@@ -265,6 +265,22 @@ func TestSetupChecksTheState(t *testing.T) {
 			t.Errorf("%s: callback = %d, want 403", name, got)
 		}
 	}
+	// A DNS-rebinding page reaches the port under its own name: refused,
+	// without the form and its state.
+	rebound, err := http.NewRequest(http.MethodGet, pageURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rebound.Host = "rebind.evil.example" + strings.TrimPrefix(strings.TrimSuffix(pageURL, "/"), "http://127.0.0.1")
+	if resp, err := http.DefaultClient.Do(rebound); err != nil {
+		t.Fatal(err)
+	} else {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMisdirectedRequest || strings.Contains(string(body), "state=") {
+			t.Errorf("the page for Host %s = %d %q, want 421 without the form", rebound.Host, resp.StatusCode, body)
+		}
+	}
 	if _, err := os.Stat(cfgPath); !os.IsNotExist(err) {
 		t.Fatalf("a forged callback wrote the config (%v)", err)
 	}

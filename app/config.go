@@ -476,7 +476,7 @@ func (c *Config) Validate() error {
 		if n.Kind != NotifyWebhook && n.Kind != NotifySlack {
 			add("%s.kind: %q is not one of webhook, slack", key, n.Kind)
 		}
-		// A target's delivery cursor is keyed by kind and URL.
+		// A target's delivery cursor is keyed by kind and URL (hashed).
 		if j, dup := seen[string(n.Kind)+" "+n.URL]; dup {
 			add("%s: the same %s target as notifications[%d]", key, n.Kind, j)
 		}

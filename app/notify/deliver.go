@@ -6,6 +6,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -34,9 +35,19 @@ type Target struct {
 	Kind   Kind
 }
 
-// key identifies the target's cursor: the secret may rotate, the stream
-// stays the same.
-func (t Target) key() string { return string(t.Kind) + " " + t.URL }
+// key identifies the target's cursor: its kind and the SHA-256 of its URL
+// (TargetKey). The signing secret may rotate, the stream stays the same.
+func (t Target) key() string { return TargetKey(t.Kind, t.URL) }
+
+// TargetKey is the stable, non-secret name of a target's cursor: kind +
+// " sha256:" + the hex SHA-256 of its URL. A chat webhook's URL is its
+// credential, so the URL itself is never stored; its hash tells targets
+// apart without revealing it. Migration 0016 of the SQLite store rewrote
+// the cursors of earlier versions (kind + " " + URL) to this form.
+func TargetKey(kind Kind, url string) string {
+	sum := sha256.Sum256([]byte(url))
+	return string(kind) + " sha256:" + hex.EncodeToString(sum[:])
+}
 
 // deliveryError is a failed delivery; Permanent ones are not retried.
 type deliveryError struct {

@@ -42,8 +42,8 @@ func (n *Notifier) index(t Target) int {
 type TargetCursor struct {
 	Index int
 	Kind  Kind
-	// Key is the target's cursor key (Store.Cursor); it holds the URL, so
-	// it is for looking the cursor up only, never for display.
+	// Key is the target's cursor key (Store.Cursor, TargetKey): a hash of
+	// the URL, for looking the cursor up; the index names the target.
 	Key string
 }
 

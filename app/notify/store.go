@@ -8,8 +8,9 @@ import (
 )
 
 // Cursor is one notification target's position in the event log and its
-// retry state. Target holds the target's key, which carries its URL and so
-// may carry a credential (a chat webhook): errors never quote it.
+// retry state. Target holds the target's key (TargetKey): its kind and the
+// SHA-256 of its URL, never the URL, which may carry a credential (a chat
+// webhook).
 type Cursor struct {
 	Target      string
 	LastEventID int64

@@ -11,8 +11,9 @@ import (
 )
 
 // NotificationCursor is one notification target's position in the event
-// log and its retry state. Target holds the target's URL, which may carry a
-// credential (a chat webhook): errors never quote it.
+// log and its retry state. Target is the target's key, which its user
+// chooses (app/notify uses the kind and a SHA-256 of the URL, never the
+// URL: a chat webhook's URL is a credential); errors never quote it.
 type NotificationCursor struct {
 	Target      string
 	LastEventID int64

@@ -34,7 +34,18 @@ func checkWriterPragmas(ctx context.Context, db *sql.DB) error {
 	if err := expectPragmaInt(ctx, db, "synchronous", 1); err != nil {
 		return err
 	}
-	return expectPragmaInt(ctx, db, "foreign_keys", 1)
+	if err := expectPragmaInt(ctx, db, "foreign_keys", 1); err != nil {
+		return err
+	}
+	// secure_delete: 2 = FAST.
+	var secureDelete int64
+	if err := db.QueryRowContext(ctx, "PRAGMA secure_delete").Scan(&secureDelete); err != nil {
+		return fmt.Errorf("failed to read pragma secure_delete: %w", err)
+	}
+	if secureDelete != 2 {
+		return fmt.Errorf("pragma secure_delete is %d, want 2 (fast): the DSN setting did not take effect", secureDelete)
+	}
+	return nil
 }
 
 // checkReaderPragmas reads back the read pool's pragmas.

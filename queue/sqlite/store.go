@@ -35,11 +35,16 @@ const (
 )
 
 // writerParams are the DSN parameters of the one writer connection.
+// secure_delete(fast) zeroes deleted content in the pages a write touches
+// anyway (no extra I/O), so a row deleted or rewritten, such as a
+// notification key that held a URL before migration 0016, leaves no copy
+// in the file.
 var writerParams = []string{
 	fmt.Sprintf("_pragma=busy_timeout(%d)", busyTimeoutMS),
 	"_pragma=journal_mode(WAL)",
 	"_pragma=synchronous(NORMAL)",
 	"_pragma=foreign_keys(1)",
+	"_pragma=secure_delete(fast)",
 	"_txlock=immediate",
 }
 
@@ -63,6 +68,12 @@ type Store struct {
 // Open opens (creating if needed) the database file at path, checks its
 // pragmas and applies pending migrations. path is a filesystem path;
 // ":memory:" and other in-memory databases are not supported.
+//
+// The database holds credentials' traces (token hashes) and private
+// repositories' data, so its file is created with mode 0600 and its -wal
+// and -shm siblings, which SQLite creates with the database file's mode,
+// follow; an existing file readable or writable by others is tightened to
+// 0600, logged (zerolog.Ctx(ctx)) as a warning.
 func Open(ctx context.Context, path string) (*Store, error) {
 	if err := checkPath(path); err != nil {
 		return nil, err
@@ -70,6 +81,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("failed to resolve database path %q: %w", path, err)
+	}
+	if err := secureFiles(ctx, abs); err != nil {
+		return nil, err
 	}
 
 	writer, err := sql.Open("sqlite", dsn(abs, writerParams))
@@ -87,6 +101,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := migrate(ctx, writer, embeddedMigrations); err != nil {
 		_ = writer.Close()
 		return nil, fmt.Errorf("database %s: %w", abs, err)
+	}
+	// Copy what the migrations wrote into the file and empty the WAL, so
+	// that what they replaced (0016: URLs) is gone from both at once.
+	if _, err := writer.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		_ = writer.Close()
+		return nil, fmt.Errorf("database %s: failed to checkpoint after migrating: %w", abs, err)
 	}
 
 	reader, err := sql.Open("sqlite", dsn(abs, readerParams))

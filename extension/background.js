@@ -4,8 +4,9 @@
 // carry the host permission granted for the API URL and no CORS applies.
 //
 // Guarantees: the token leaves the extension only in the x-api-token header
-// of requests to the configured API URL; content scripts never see it;
-// messages from anything but this extension's own scripts are ignored.
+// of requests to the configured API URL, and only over https:// or to this
+// machine (MQ.normalizeApiURL); content scripts never see it; messages from
+// anything but this extension's own scripts are ignored.
 "use strict";
 
 if (typeof MQ === "undefined" && typeof importScripts === "function") {
@@ -81,6 +82,13 @@ async function handle(msg) {
   }
   const s = await settings();
   if (!s.apiURL || !s.token) return { configured: false };
+  try {
+    // An address saved by an older version may be plain http:// to another
+    // host: the token is not sent there.
+    s.apiURL = MQ.normalizeApiURL(s.apiURL);
+  } catch (e) {
+    return { error: `${e.message} Change the merge queue URL in the extension's options.` };
+  }
   const pr = msg && msg.pr;
   if (!pr || !pr.host || !pr.owner || !pr.repo || !pr.number || !pr.base) {
     return { error: "The page did not name a pull request and its base branch." };

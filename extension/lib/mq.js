@@ -66,10 +66,22 @@
   }
 
   /**
+   * isLoopbackHost reports whether hostname (a URL's, as new URL() puts it:
+   * lower case, IPv6 in brackets) names this machine: localhost,
+   * 127.0.0.0/8 or [::1].
+   */
+  function isLoopbackHost(hostname) {
+    const h = String(hostname || "").toLowerCase();
+    return h === "localhost" || h === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+  }
+
+  /**
    * normalizeApiURL turns what a user typed as the merge queue's address
    * ("https://mq.example.com", "https://mq.example.com/v1/") into the base
    * URL operations are appended to (no trailing slash, no /v1). Throws an
-   * Error naming the problem for anything else.
+   * Error naming the problem for anything else, including plain http://
+   * to any host but this machine (127.0.0.1, [::1], localhost): the API
+   * token would travel in clear.
    */
   function normalizeApiURL(input) {
     const raw = String(input || "").trim();
@@ -81,7 +93,11 @@
       throw new Error(`"${raw}" is not a URL; write it like https://mq.example.com`);
     }
     if (u.protocol !== "https:" && u.protocol !== "http:") {
-      throw new Error(`The merge queue URL must start with https:// (or http://), got ${u.protocol}`);
+      throw new Error(`The merge queue URL must start with https://, got ${u.protocol}`);
+    }
+    if (u.protocol === "http:" && !isLoopbackHost(u.hostname)) {
+      throw new Error(`The merge queue URL must start with https://: over http:// the API token would travel ` +
+        `in clear to ${u.hostname}. (http:// is accepted only for this machine: 127.0.0.1, [::1] or localhost.)`);
     }
     if (u.search || u.hash || u.username || u.password) {
       throw new Error("The merge queue URL must not carry a query, a fragment or credentials.");
@@ -213,6 +229,7 @@
     BASE_BRANCH_SELECTORS,
     branchFromRef,
     readBaseBranch,
+    isLoopbackHost,
     normalizeApiURL,
     originPattern,
     requestBody,

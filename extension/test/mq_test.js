@@ -59,6 +59,19 @@
   throwsMsg("api URL without scheme", () => MQ.normalizeApiURL("mq.example.com"), "not a URL");
   throwsMsg("api URL other scheme", () => MQ.normalizeApiURL("ftp://mq.example.com"), "https://");
   throwsMsg("api URL with credentials", () => MQ.normalizeApiURL("https://u:p@mq.example.com"), "credentials");
+  // Plain http:// only to this machine: elsewhere the token would travel in clear.
+  throwsMsg("api URL over http to a remote host", () => MQ.normalizeApiURL("http://mq.example.com"), "in clear");
+  throwsMsg("api URL over http to a private address", () => MQ.normalizeApiURL("http://10.0.0.7:8080/v1"), "https://");
+  throwsMsg("api URL over http, loopback as a subdomain", () => MQ.normalizeApiURL("http://127.0.0.1.evil.example/"), "in clear");
+  throwsMsg("api URL over http, localhost as a subdomain", () => MQ.normalizeApiURL("http://localhost.evil.example:8080"), "in clear");
+  throwsMsg("api URL over http, mapped IPv4", () => MQ.normalizeApiURL("http://[::ffff:127.0.0.1]:8080"), "in clear");
+  eq("api URL over http to localhost", MQ.normalizeApiURL("http://localhost:8080/v1"), "http://localhost:8080");
+  eq("api URL over http to [::1]", MQ.normalizeApiURL("http://[::1]:8080/"), "http://[::1]:8080");
+  eq("api URL over http to 127.0.0.2", MQ.normalizeApiURL("HTTP://127.0.0.2:9"), "http://127.0.0.2:9");
+  eq("api URL over https to any host", MQ.normalizeApiURL("https://10.0.0.7:8443"), "https://10.0.0.7:8443");
+  eq("loopback hosts", ["localhost", "[::1]", "127.0.0.1", "127.255.0.1"].map(MQ.isLoopbackHost), [true, true, true, true]);
+  eq("remote hosts", ["mq.example.com", "10.0.0.1", "[::2]", "localhost.evil.example", "128.0.0.1", ""].map(MQ.isLoopbackHost),
+    [false, false, false, false, false, false]);
   eq("origin pattern drops the port", MQ.originPattern("http://127.0.0.1:8080/mq"), "http://127.0.0.1/*");
 
   // requestBody and submitBody

@@ -91,5 +91,9 @@
   }
 
   $("options").addEventListener("submit", save);
-  load().catch((e) => say(`Could not read the saved options: ${e.message}`, true));
+  // data-options-loaded tells a test (or a user script) that the saved
+  // options are in the fields: typing before that could be overwritten.
+  load()
+    .catch((e) => say(`Could not read the saved options: ${e.message}`, true))
+    .finally(() => { document.documentElement.dataset.optionsLoaded = "true"; });
 })();

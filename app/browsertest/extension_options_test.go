@@ -17,7 +17,10 @@ func TestExtensionOptionsRefusePlainHTTP(t *testing.T) {
 	for _, url := range []string{"http://mq.example.com", "http://192.0.2.7:8080/v1/"} {
 		step(t, ctx, "open the extension's options",
 			chromedp.Navigate("chrome-extension://"+browser.extID+"/options.html"),
-			chromedp.WaitVisible(chromedp.CSS("#apiURL")),
+			chromedp.WaitVisible(chromedp.CSS("#apiURL")))
+		waitJS(t, ctx, "the saved options to be loaded", `document.documentElement.dataset.optionsLoaded === "true"`,
+			`document.getElementById("status").innerText`)
+		step(t, ctx, "type a plain http:// address and save",
 			chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 				_, err := chromedp.Evaluate[bool](`document.getElementById("apiURL").value = ""; document.getElementById("token").value = ""; true`)(ctx, tg)
 				return err

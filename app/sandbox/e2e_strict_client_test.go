@@ -35,7 +35,7 @@ func TestAPIStrictClientFields(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, fakegithub.CIOptions{})
 	h.mustPost("createQueue", sessionBody(map[string]any{"testBranchConstructionMode": "RENAME_TEMP_BRANCH",
-		"allowedBotSubmitters": []string{"renovate[bot]", "Release-User"}, "batchingRules": []any{}}))
+		"allowedBotSubmitters": []string{"renovate[bot]", "Release-App[bot]"}, "batchingRules": []any{}}))
 	h.sessionStatus("updateQueue", sessionBody(map[string]any{"batchingRules": []any{map[string]any{"label": "deps"}}}), 400)
 	h.sessionStatus("updateQueue", sessionBody(map[string]any{"testBranchConstructionMode": "push"}), 400)
 
@@ -47,7 +47,7 @@ func TestAPIStrictClientFields(t *testing.T) {
 	}
 	q := h.sessionObject("getQueue", sessionBody(nil))
 	wantPresent(t, "getQueue", q, strictQueueKeys)
-	for k, want := range map[string]string{"allowedBotSubmitters": "[renovate[bot] Release-User]", "batchingRules": "[]",
+	for k, want := range map[string]string{"allowedBotSubmitters": "[renovate[bot] Release-App[bot]]", "batchingRules": "[]",
 		"testBranchConstructionMode": "rename_temp_branch", "testBranchPrefix": "mq-merge/", "requiredStatuses": "<nil>"} {
 		if got := fmt.Sprint(q[k]); got != want {
 			t.Errorf("after a restart %s = %s, want %s", k, got, want)

@@ -24,6 +24,12 @@
 //     bounds the server's discarding of the unread body afterwards.
 //   - Once the body has been read to its end the deadline is cleared, so a
 //     slow operation after the read is never cut by it.
+//   - A Policy with Max bounds a body's time in all, whatever its rate: the
+//     line above never passes start + Max.
+//   - Handlers nest: a route may add its own, stricter policy inside the one
+//     that wraps every route (the webhook receiver bounds its bodies at 30
+//     s in all). A body under several policies keeps the earliest of their
+//     lines, so a nested policy can only tighten the deadline.
 //
 // The handler is given a copy of the request; the temporary files of a
 // multipart form it parses on that copy are removed when it returns (the
@@ -59,13 +65,17 @@ var ErrTooSlow = errors.New("request body arrived too slowly")
 type TooSlowError struct {
 	Read    int64         // bytes read before the cut
 	Elapsed time.Duration // since the first read
-	Policy  Policy
-	Err     error // the connection's timeout
+	Policy  Policy        // the policy whose line cut it (the strictest)
+	Err     error         // the connection's timeout
 }
 
 func (e *TooSlowError) Error() string {
-	return fmt.Sprintf("%v: %d bytes in %s (allowed: %s, then at least %d bytes/s)",
-		ErrTooSlow, e.Read, e.Elapsed.Round(time.Millisecond), e.Policy.Grace, e.Policy.MinRate)
+	limit := ""
+	if e.Policy.Max > 0 {
+		limit = fmt.Sprintf(", and at most %s in all", e.Policy.Max)
+	}
+	return fmt.Sprintf("%v: %d bytes in %s (allowed: %s, then at least %d bytes/s%s)",
+		ErrTooSlow, e.Read, e.Elapsed.Round(time.Millisecond), e.Policy.Grace, e.Policy.MinRate, limit)
 }
 
 // Unwrap makes errors.Is match ErrTooSlow and the timeout.
@@ -79,6 +89,12 @@ type Policy struct {
 	Grace time.Duration
 	// MinRate is the slowest sustained rate accepted, in bytes per second.
 	MinRate int64
+	// Max, when positive, bounds the time a body may take in all, whatever
+	// its rate: for routes whose clients give up sooner anyway (GitHub
+	// abandons a webhook delivery after 10 s), so that a slow sender cannot
+	// hold the connection and what the handler buffered for long. Zero
+	// means no bound beyond Grace and MinRate.
+	Max time.Duration
 }
 
 // withDefaults fills the zero fields.
@@ -97,12 +113,17 @@ func (p Policy) withDefaults() Policy {
 func (p Policy) Deadline(start time.Time, n int64) time.Time {
 	p = p.withDefaults()
 	perByte := time.Duration(n/p.MinRate)*time.Second + time.Duration(n%p.MinRate)*time.Second/time.Duration(p.MinRate)
-	return start.Add(p.Grace + perByte)
+	d := p.Grace + perByte
+	if p.Max > 0 && (d > p.Max || d < 0) {
+		d = p.Max
+	}
+	return start.Add(d)
 }
 
 // Handler applies the policy to every request next serves: the request's
 // Body is replaced by one that keeps the connection's read deadline (see
-// the package documentation).
+// the package documentation). Inside another Handler it adds its policy to
+// the body the outer one set up: the earliest line of the two applies.
 func (p Policy) Handler(next http.Handler) http.Handler {
 	p = p.withDefaults()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -110,13 +131,21 @@ func (p Policy) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
+		if b, ok := r.Body.(*body); ok { // nested: tighten the outer guard
+			b.policies = append(b.policies, p)
+			if b.start.IsZero() {
+				_ = b.rc.SetReadDeadline(b.deadline(time.Now(), 0))
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
 		rc := http.NewResponseController(w)
-		if err := rc.SetReadDeadline(time.Now().Add(p.Grace)); err != nil {
+		if err := rc.SetReadDeadline(p.Deadline(time.Now(), 0)); err != nil {
 			next.ServeHTTP(w, r) // no deadlines on this writer: unguarded
 			return
 		}
 		inner := r.WithContext(r.Context())
-		inner.Body = &body{ReadCloser: r.Body, rc: rc, policy: p}
+		inner.Body = &body{ReadCloser: r.Body, rc: rc, policies: []Policy{p}}
 		defer removeCopiedForm(r, inner)
 		next.ServeHTTP(w, inner)
 	})
@@ -135,11 +164,29 @@ func removeCopiedForm(orig, copied *http.Request) {
 // body is a request body that moves the read deadline as it is read.
 type body struct {
 	io.ReadCloser
-	rc     *http.ResponseController
-	policy Policy
-	start  time.Time
-	n      int64
-	err    error // sticky *TooSlowError
+	rc       *http.ResponseController
+	policies []Policy // the outermost first; at least one
+	start    time.Time
+	n        int64
+	err      error // sticky *TooSlowError
+}
+
+// deadline is the earliest line of the body's policies.
+func (b *body) deadline(start time.Time, n int64) time.Time {
+	d, _ := b.strictest(start, n)
+	return d
+}
+
+// strictest is the earliest line of the body's policies and the policy
+// that drew it.
+func (b *body) strictest(start time.Time, n int64) (time.Time, Policy) {
+	best, by := b.policies[0].Deadline(start, n), b.policies[0]
+	for _, p := range b.policies[1:] {
+		if d := p.Deadline(start, n); d.Before(best) {
+			best, by = d, p
+		}
+	}
+	return best, by
 }
 
 func (b *body) Read(p []byte) (int, error) {
@@ -148,7 +195,7 @@ func (b *body) Read(p []byte) (int, error) {
 	}
 	if b.start.IsZero() {
 		b.start = time.Now()
-		_ = b.rc.SetReadDeadline(b.policy.Deadline(b.start, 0))
+		_ = b.rc.SetReadDeadline(b.deadline(b.start, 0))
 	}
 	n, err := b.ReadCloser.Read(p)
 	b.n += int64(n)
@@ -160,10 +207,11 @@ func (b *body) Read(p []byte) (int, error) {
 		// it starts that read; this keeps it cleared whatever comes next.)
 		_ = b.rc.SetReadDeadline(time.Time{})
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		b.err = &TooSlowError{Read: b.n, Elapsed: time.Since(b.start), Policy: b.policy, Err: err}
+		_, by := b.strictest(b.start, b.n)
+		b.err = &TooSlowError{Read: b.n, Elapsed: time.Since(b.start), Policy: by, Err: err}
 		err = b.err
 	case n > 0:
-		_ = b.rc.SetReadDeadline(b.policy.Deadline(b.start, b.n))
+		_ = b.rc.SetReadDeadline(b.deadline(b.start, b.n))
 	}
 	return n, err
 }

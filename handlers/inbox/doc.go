@@ -4,8 +4,11 @@
 // The path of a delivery:
 //
 //  1. Receiver (the http.Handler for POST /api/github/hook) bounds the body
-//     at 25 MiB, requires X-GitHub-Event, X-GitHub-Delivery and a valid
-//     X-Hub-Signature-256 (HMAC-SHA256; there is no SHA-1 fallback), stores
+//     at 25 MiB (a larger Content-Length is refused unread), holds the
+//     bodies in flight in a pool of 128 MiB in all (503 with Retry-After
+//     past it) and each for at most 30 s, requires X-GitHub-Event,
+//     X-GitHub-Delivery and a valid X-Hub-Signature-256 (HMAC-SHA256,
+//     computed as the body arrives; there is no SHA-1 fallback), stores
 //     the delivery in the Store (deduplicated by delivery id) and answers
 //     200 only after the store committed. A delivery that is not stored is
 //     never acknowledged, so GitHub can be asked to redeliver it. Every

@@ -1,12 +1,15 @@
 package inbox
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,8 +20,19 @@ import (
 )
 
 // MaxBodyBytes is the largest webhook body accepted (GitHub's own cap
-// is 25 MB, so a real delivery is never refused). Larger bodies get 413.
+// is 25 MB, so a real delivery is never refused). Larger bodies get 413,
+// before any of the body is read when Content-Length says so.
 const MaxBodyBytes = 25 << 20
+
+// MaxBodyTime bounds the time a webhook body may take to arrive, in all,
+// on top of the server's minimum-rate deadline: GitHub abandons a delivery
+// after 10 s, so a body still arriving after 30 s is no delivery GitHub
+// waits for, and only holds memory of the body pool.
+const MaxBodyTime = 30 * time.Second
+
+// RetryAfter is the Retry-After of a delivery refused 503 because the body
+// pool was spent (GitHub does not retry by itself; other senders may).
+const RetryAfter = 10 * time.Second
 
 // Header names GitHub sets on every delivery.
 const (
@@ -35,12 +49,32 @@ const maxHeaderLen = 200
 // signature gets 401 and nothing is stored; a delivery id seen before gets
 // 200 and changes nothing. Ping deliveries are stored like any other (the
 // processor logs and ignores them), so "acknowledged" always means "stored".
+//
+// Bodies are bounded before they are authenticated: a Content-Length over
+// MaxBodyBytes is refused 413 without reading; bodies are read into a pool
+// of at most DefaultBodyBudget bytes in all (WithBodyBudget), and a body
+// that does not fit is refused 503 with Retry-After (see bodyPool); each
+// body must arrive within MaxBodyTime. The HMAC is computed as the body
+// arrives.
 type Receiver struct {
 	secret []byte
 	inbox  Store
 	wake   func()
 	now    func() time.Time
 	log    zerolog.Logger
+	pool   *bodyPool
+	budget int64
+	bodies bodydeadline.Policy
+	obs    ReceiverObserver
+	serve  http.Handler // serveHTTP under bodies
+}
+
+// ReceiverObserver is told about deliveries refused for want of room. It
+// must be quick and safe for concurrent use.
+type ReceiverObserver interface {
+	// BodyPoolRefused reports a delivery answered 503 because the body
+	// pool was spent.
+	BodyPoolRefused()
 }
 
 // ReceiverOption configures a Receiver.
@@ -54,6 +88,26 @@ func WithReceiverClock(now func() time.Time) ReceiverOption {
 // WithReceiverLogger sets the logger for refused and failed deliveries.
 func WithReceiverLogger(l zerolog.Logger) ReceiverOption {
 	return func(r *Receiver) { r.log = l }
+}
+
+// WithBodyBudget sets the byte budget of the bodies held in memory at once
+// (DefaultBodyBudget when not set or not positive).
+func WithBodyBudget(bytes int64) ReceiverOption {
+	return func(r *Receiver) { r.budget = bytes }
+}
+
+// WithBodyDeadline sets the deadline policy the receiver applies to its
+// bodies, inside whatever policy the server applies to every route (the
+// stricter line wins). The default is bodydeadline's defaults with Max
+// MaxBodyTime.
+func WithBodyDeadline(p bodydeadline.Policy) ReceiverOption {
+	return func(r *Receiver) { r.bodies = p }
+}
+
+// WithReceiverObserver reports the receiver's refusals for want of room
+// to o.
+func WithReceiverObserver(o ReceiverObserver) ReceiverOption {
+	return func(r *Receiver) { r.obs = o }
 }
 
 // NewReceiver builds a Receiver. It refuses an empty secret (an unsigned or
@@ -75,17 +129,31 @@ func NewReceiver(secret string, inbox Store, wake func(), opts ...ReceiverOption
 		wake:   wake,
 		now:    time.Now,
 		log:    zerolog.Nop(),
+		bodies: bodydeadline.Policy{Max: MaxBodyTime},
 	}
 	for _, o := range opts {
 		o(r)
 	}
+	if r.budget <= 0 {
+		r.budget = DefaultBodyBudget
+	}
+	r.pool = newBodyPool(r.budget)
+	r.serve = r.bodies.Handler(http.HandlerFunc(r.serveHTTP))
 	return r, nil
 }
+
+// BodyBytesHeld is the budget held by bodies being read now.
+func (rc *Receiver) BodyBytesHeld() int64 { return rc.pool.heldBytes() }
 
 // ServeHTTP verifies, stores and acknowledges one delivery. Every refusal
 // is logged at warn level, once, with its reason, the delivery id, the
 // event type and the remote address (see refuse); nothing secret is logged.
 func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rc.serve.ServeHTTP(w, r)
+}
+
+// serveHTTP is ServeHTTP under the receiver's body deadline.
+func (rc *Receiver) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	event := r.Header.Get(HeaderEvent)
 	id := r.Header.Get(HeaderDelivery)
 	log := requestid.Annotate(r.Context(), rc.log.With()).Str("github_delivery_id", clip(id)).
@@ -108,12 +176,30 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, &log, http.StatusUnauthorized, "missing signature", nil)
 		return
 	}
+	want, ok := parseSignature(sig)
+	if !ok {
+		refuse(w, &log, http.StatusUnauthorized, "malformed signature", nil)
+		return
+	}
+	if r.ContentLength > MaxBodyBytes {
+		refuse(w, &log, http.StatusRequestEntityTooLarge, "body too large",
+			fmt.Errorf("declared length %d is over the limit of %d bytes", r.ContentLength, MaxBodyBytes))
+		return
+	}
+	if !rc.pool.fits(r.ContentLength) {
+		rc.busy(w, &log, fmt.Errorf("%w: declared length %d, %d of %d bytes held", errPoolSpent,
+			r.ContentLength, rc.pool.heldBytes(), rc.budget))
+		return
+	}
 
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	mac := hmac.New(sha256.New, rc.secret)
+	body, err := rc.pool.read(r.Body, MaxBodyBytes, mac)
+	defer body.release()
 	if err != nil {
-		var tooBig *http.MaxBytesError
 		switch {
-		case errors.As(err, &tooBig):
+		case errors.Is(err, errPoolSpent):
+			rc.busy(w, &log, err)
+		case errors.Is(err, errBodyTooLarge):
 			refuse(w, &log, http.StatusRequestEntityTooLarge, "body too large", err)
 		case errors.Is(err, bodydeadline.ErrTooSlow):
 			refuse(w, &log, http.StatusRequestTimeout, "body too slow", err)
@@ -122,11 +208,13 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	if !ValidSignature(rc.secret, body, sig) {
+	if !hmac.Equal(mac.Sum(nil), want) {
 		refuse(w, &log, http.StatusUnauthorized, "wrong signature", nil)
 		return
 	}
-	payload, err := extractPayload(r.Header.Get("Content-Type"), body)
+	raw := body.bytes()
+	body.release()
+	payload, err := extractPayload(r.Header.Get("Content-Type"), raw)
 	if err != nil {
 		refuse(w, &log, http.StatusBadRequest, err.Error(), nil)
 		return
@@ -152,6 +240,16 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		log.Debug().Msg("duplicate webhook delivery ignored")
 	}
+}
+
+// busy refuses a delivery for want of room in the body pool: 503 with
+// Retry-After, and the observer told.
+func (rc *Receiver) busy(w http.ResponseWriter, log *zerolog.Logger, err error) {
+	if rc.obs != nil {
+		rc.obs.BodyPoolRefused()
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter/time.Second)))
+	refuse(w, log, http.StatusServiceUnavailable, "too many webhook bodies in flight, retry later", err)
 }
 
 // refuse answers a refused delivery with status and the one-line reason,

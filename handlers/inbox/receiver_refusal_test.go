@@ -37,6 +37,9 @@ func logLines(t *testing.T, buf string) []map[string]any {
 	return out
 }
 
+// wrongSignature is well-formed and matches no body under testSecret.
+var wrongSignature = "sha256=" + strings.Repeat("0", 64)
+
 // Every refusal logs exactly one warn line with its reason, the delivery
 // id, the event type and the remote address, and stores nothing.
 func TestReceiverLogsEveryRefusal(t *testing.T) {
@@ -63,13 +66,15 @@ func TestReceiverLogsEveryRefusal(t *testing.T) {
 			http.StatusUnauthorized, "missing signature"},
 		{"wrong signature", func() *http.Request { return hookRequest("push", "d-1", Sign([]byte("other"), body), body) },
 			http.StatusUnauthorized, "wrong signature"},
+		{"malformed signature", func() *http.Request { return hookRequest("push", "d-1", "sha256=00", body) },
+			http.StatusUnauthorized, "malformed signature"},
 		{"body too large", func() *http.Request {
-			r := hookRequest("push", "d-1", "sha256=00", nil)
+			r := hookRequest("push", "d-1", wrongSignature, nil)
 			r.Body = io.NopCloser(bytes.NewReader(make([]byte, MaxBodyBytes+1)))
 			return r
 		}, http.StatusRequestEntityTooLarge, "body too large"},
 		{"read failure", func() *http.Request {
-			r := hookRequest("push", "d-1", "sha256=00", nil)
+			r := hookRequest("push", "d-1", wrongSignature, nil)
 			r.Body = io.NopCloser(iotest.ErrReader(errors.New("connection reset")))
 			return r
 		}, http.StatusBadRequest, "failed to read body"},
@@ -168,4 +173,73 @@ func TestReceiverCutsASlowBody(t *testing.T) {
 		t.Errorf("stored %d deliveries, want none", inbox.count())
 	}
 	waitFor(t, func() bool { return strings.Contains(buf.String(), `"reason":"body too slow"`) })
+}
+
+// A signed body arriving steadily, far above the minimum rate, is still
+// cut once it has taken the receiver's Max in all (30 s by default: GitHub
+// gives up after 10 s), so that a slow sender cannot hold the body pool;
+// without Max the same sender is stored. The receiver applies the bound
+// itself, with no deadline wrapped around it.
+func TestReceiverBoundsABodyInAll(t *testing.T) {
+	t.Parallel()
+	if r, _ := NewReceiver(testSecret, newFakeInbox(), nil); r.bodies.Max != MaxBodyTime {
+		t.Fatalf("the default body policy has Max %s, want %s", r.bodies.Max, MaxBodyTime)
+	}
+	body := []byte(`{"pad":"` + strings.Repeat("x", 12<<10) + `"}`)
+	for _, tt := range []struct {
+		max    time.Duration
+		status int
+	}{{400 * time.Millisecond, http.StatusRequestTimeout}, {0, http.StatusOK}} {
+		inbox := newFakeInbox()
+		policy := bodydeadline.Policy{Grace: 300 * time.Millisecond, MinRate: 1 << 10, Max: tt.max}
+		r, err := NewReceiver(testSecret, inbox, nil, WithBodyDeadline(policy))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(r)
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+		start := time.Now()
+		fmt.Fprintf(conn, "POST /api/github/hook HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n%s: push\r\n%s: d-steady\r\n%s: %s\r\n\r\n",
+			len(body), HeaderEvent, HeaderDelivery, HeaderSignature, Sign([]byte(testSecret), body))
+		stop := make(chan struct{})
+		go func() { // 512 bytes every 62 ms: about 8 KiB/s, 1.5 s in all
+			tick := time.NewTicker(62 * time.Millisecond)
+			defer tick.Stop()
+			for rest := body; len(rest) > 0; rest = rest[min(512, len(rest)):] {
+				if _, err := conn.Write(rest[:min(512, len(rest))]); err != nil {
+					return
+				}
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+			}
+		}()
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		elapsed := time.Since(start)
+		close(stop)
+		conn.Close()
+		srv.Close()
+		switch {
+		case tt.status == http.StatusOK:
+			if err != nil || resp.StatusCode != http.StatusOK || inbox.count() != 1 {
+				t.Fatalf("without Max: %v %v, %d stored; want 200 and stored", resp, err, inbox.count())
+			}
+		default:
+			if err == nil && resp.StatusCode != tt.status {
+				t.Fatalf("with Max %s: got %d, want %d or a closed connection", tt.max, resp.StatusCode, tt.status)
+			}
+			if bound := tt.max + 2*time.Second; elapsed > bound || elapsed < tt.max {
+				t.Errorf("cut after %s, want between %s and %s", elapsed, tt.max, bound)
+			}
+			if inbox.count() != 0 {
+				t.Errorf("stored %d deliveries, want none", inbox.count())
+			}
+		}
+	}
 }

@@ -25,15 +25,25 @@ func ValidSignature(secret, body []byte, header string) bool {
 	if len(secret) == 0 {
 		return false
 	}
-	hexMAC, ok := strings.CutPrefix(header, signaturePrefix)
+	got, ok := parseSignature(header)
 	if !ok {
-		return false
-	}
-	got, err := hex.DecodeString(hexMAC)
-	if err != nil || len(got) != sha256.Size {
 		return false
 	}
 	mac := hmac.New(sha256.New, secret)
 	mac.Write(body)
 	return hmac.Equal(got, mac.Sum(nil))
+}
+
+// parseSignature returns the MAC an X-Hub-Signature-256 header value
+// carries, or false when the value is not "sha256=" and 64 hex digits.
+func parseSignature(header string) ([]byte, bool) {
+	hexMAC, ok := strings.CutPrefix(header, signaturePrefix)
+	if !ok {
+		return nil, false
+	}
+	got, err := hex.DecodeString(hexMAC)
+	if err != nil || len(got) != sha256.Size {
+		return nil, false
+	}
+	return got, true
 }

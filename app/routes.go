@@ -2,14 +2,19 @@ package app
 
 import (
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rs/zerolog"
+
+	"github.com/mergequeue/mq/handlers/secheaders"
 )
 
 // routes mounts every endpoint of SPEC §9, every request body under the
 // minimum-rate read deadline (a trickling body is cut: 408 or a closed
-// connection).
+// connection) and every response with the security headers (outermost, so
+// that even a refused body's answer has them).
 func (a *App) routes(webhooks, restAPI http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/api/github/hook", webhooks)
@@ -21,7 +26,17 @@ func (a *App) routes(webhooks, restAPI http.Handler) http.Handler {
 	})
 	mux.HandleFunc("GET /readyz", a.ready)
 	a.dashboardRoutes(mux)
-	return a.observed(mux, a.bodies.Handler)
+	return secheaders.Handler(secheaders.Options{HSTS: a.publicHTTPS()}, a.observed(mux, a.bodies.Handler))
+}
+
+// publicHTTPS reports whether the service's public URL is https (then
+// browsers are told to use nothing else: Strict-Transport-Security).
+func (a *App) publicHTTPS() bool {
+	if a.cfg == nil {
+		return false
+	}
+	u, err := url.Parse(a.cfg.Server.PublicURL)
+	return err == nil && strings.EqualFold(u.Scheme, "https")
 }
 
 // ready answers 200 when the database answers.

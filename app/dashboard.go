@@ -27,7 +27,7 @@ func (a *App) dashboardRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /logout", csrf.Handler(smallForm(a.logout)))
 	mux.HandleFunc("GET /login/github", a.githubLogin)
 	mux.HandleFunc("GET /login/github/callback", a.githubCallback)
-	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(staticFS)))
+	mux.Handle("GET /static/", staticAssets())
 }
 
 // dashboard shows every queue the viewer may read, by repository: each

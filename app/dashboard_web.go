@@ -5,7 +5,6 @@ import (
 	"embed"
 	"fmt"
 	"html/template"
-	"io/fs"
 	"net/http"
 	"strings"
 	"time"
@@ -16,19 +15,11 @@ import (
 )
 
 // webFS holds the dashboard's templates and static assets (plain CSS and a
-// little vanilla JS: no build step).
+// little vanilla JS: no build step). Only the assets are served
+// (dashboard_static.go).
 //
 //go:embed web
 var webFS embed.FS
-
-// staticFS is web/ as served under /static/.
-var staticFS = func() fs.FS {
-	sub, err := fs.Sub(webFS, "web")
-	if err != nil {
-		panic(err)
-	}
-	return sub
-}()
 
 // dashboardFuncs are the helpers templates format with. Times are shown in
 // UTC; durations rounded to what a reader needs.

@@ -113,11 +113,12 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	a.processor = inbox.NewProcessor(store, handlers.New(hcfg, a.svc, gh), log,
 		inbox.WithTransient(func(err error) bool { return errors.Is(err, queue.ErrTransient) }, 0), inbox.WithObserver(m.inbox))
 	receiver, err := inbox.NewReceiver(cfg.GitHub.App.WebhookSecret, store, a.processor.Wake,
-		inbox.WithReceiverLogger(log))
+		inbox.WithReceiverLogger(log), inbox.WithReceiverObserver(m.inbox))
 	if err != nil {
 		_ = store.Close()
 		return nil, fmt.Errorf("failed to create the webhook receiver: %w", err)
 	}
+	m.inbox.watchReceiver(receiver)
 	var targets []notify.Target
 	for _, n := range cfg.Notifications {
 		targets = append(targets, notify.Target{URL: n.URL, Secret: n.Secret, Kind: notify.Kind(n.Kind)})

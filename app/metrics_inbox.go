@@ -11,8 +11,13 @@ import (
 )
 
 // inboxMetrics follow the webhook inbox: its backlog, read from the store
-// at each scrape, and each processing attempt.
+// at each scrape, each processing attempt, and the receiver's body pool.
 type inboxMetrics struct {
+	poolRefused prometheus.Counter
+	poolBytes   prometheus.GaugeFunc
+	// poolHeld reads the bytes the receiver's body pool holds (set by
+	// watchReceiver; nil reads 0).
+	poolHeld  func() int64
 	processed *prometheus.CounterVec
 	handling  *prometheus.HistogramVec
 	latency   prometheus.Histogram
@@ -22,14 +27,21 @@ type inboxMetrics struct {
 	handled func(event string) bool
 }
 
-var _ inbox.Observer = (*inboxMetrics)(nil)
+var (
+	_ inbox.Observer         = (*inboxMetrics)(nil)
+	_ inbox.ReceiverObserver = (*inboxMetrics)(nil)
+)
 
 // inboxLatencyBuckets: from a second to a day (a delivery may wait out a
 // GitHub outage).
 var inboxLatencyBuckets = []float64{0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400}
 
 func newInboxMetrics() *inboxMetrics {
-	return &inboxMetrics{
+	m := &inboxMetrics{
+		poolRefused: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "mq_webhook_body_pool_refusals_total",
+			Help: "Webhook deliveries answered 503 because the bodies in flight held the whole body pool.",
+		}),
 		processed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mq_webhook_deliveries_processed_total",
 			Help: "Processing attempts of webhook deliveries, by event and outcome (done, retry, gave_up, unhandled).",
@@ -52,11 +64,28 @@ func newInboxMetrics() *inboxMetrics {
 		},
 		handled: func(string) bool { return true },
 	}
+	m.poolBytes = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "mq_webhook_body_pool_bytes",
+		Help: "Bytes of the webhook body pool held by bodies being received.",
+	}, func() float64 {
+		if m.poolHeld == nil {
+			return 0
+		}
+		return float64(m.poolHeld())
+	})
+	return m
 }
 
 func (m *inboxMetrics) register(r *prometheus.Registry) {
-	r.MustRegister(m.processed, m.handling, m.latency, m.backlog)
+	r.MustRegister(m.poolRefused, m.poolBytes, m.processed, m.handling, m.latency, m.backlog)
 }
+
+// BodyPoolRefused counts a delivery refused because the body pool was
+// spent.
+func (m *inboxMetrics) BodyPoolRefused() { m.poolRefused.Inc() }
+
+// watchReceiver makes the body pool gauge read r (before serving).
+func (m *inboxMetrics) watchReceiver(r *inbox.Receiver) { m.poolHeld = r.BodyBytesHeld }
 
 // watch makes the backlog gauges read store, aging deliveries on now, and
 // labels events no handler takes as "other".

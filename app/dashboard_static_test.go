@@ -2,7 +2,9 @@ package app
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"path"
 	"strings"
 	"testing"
 )
@@ -33,4 +35,34 @@ func TestStaticServesOnlyAssets(t *testing.T) {
 			t.Errorf("GET %s: %d, want 404 and nothing of the files:\n%s", path, rec.Code, body)
 		}
 	}
+}
+
+// Whatever path is asked for under /static/, only an asset answers 200,
+// and no answer holds a template.
+func FuzzStaticAssets(f *testing.F) {
+	for _, p := range []string{"style.css", "live.js", "", ".", "layout.html", "../web/layout.html", "x/../style.css", "%2e%2e/app.go", "style.css/"} {
+		f.Add(p)
+	}
+	h := staticAssets()
+	f.Fuzz(func(t *testing.T, p string) {
+		u, err := url.Parse("/static/" + p)
+		if err != nil || u.Host != "" || u.Scheme != "" {
+			return
+		}
+		req, err := http.NewRequest(http.MethodGet, "http://mq.example"+u.RequestURI(), nil)
+		if err != nil {
+			return
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if strings.Contains(rec.Body.String(), "{{") {
+			t.Fatalf("GET %q served a template:\n%s", req.URL.Path, rec.Body)
+		}
+		if rec.Code == http.StatusOK {
+			name := path.Clean("/" + strings.TrimPrefix(req.URL.Path, "/static/"))
+			if name != "/style.css" && name != "/live.js" {
+				t.Fatalf("GET %q: 200 for something other than an asset", req.URL.Path)
+			}
+		}
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/crashpoint"
 	"github.com/mergequeue/mq/queue/engine"
+	"github.com/mergequeue/mq/queue/textsafe"
 )
 
 // mergeOutcome is what happened on GitHub when the queue went to merge.
@@ -260,7 +261,7 @@ func (s *Service) pauseOnMismatch(ctx context.Context, q *queue.Queue, e *queue.
 			return err
 		}
 		_, err := tx.AddNotice(ctx, &queue.Notice{Key: fmt.Sprintf("alert:%s:%s", e.ID, landed), Repo: q.Key.Repo,
-			PRNumber: e.PRNumber, Kind: queue.NoticeComment, Body: "⚠️ Merge queue alert: " + msg, CreatedAt: s.now()})
+			PRNumber: e.PRNumber, Kind: queue.NoticeComment, Body: "⚠️ Merge queue alert: " + textsafe.Markdown(msg), CreatedAt: s.now()})
 		return err
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/textsafe"
 )
 
 // DefaultTestPRTitle is the template of a test PR's title: the PRs it tests,
@@ -167,7 +168,9 @@ func (r *Reconciler) writeTestPR(ctx context.Context, w queue.TestPRWriter, q *q
 }
 
 // testPRText renders a test PR's title (the configured template) and body:
-// the PRs it tests, those ahead it is built on, and links.
+// the PRs it tests, those ahead it is built on, and links. The body is
+// markdown: PR titles and branch names are escaped (package textsafe), so
+// a title mentions, links and shows nothing.
 func (r *Reconciler) testPRText(ctx context.Context, q *queue.Queue, run *queue.TestRun) (string, string, error) {
 	data := TestPRTitleData{PRs: prNames(run.PRNumbers), Numbers: run.PRNumbers, Branch: q.Key.Branch,
 		TestBranch: run.Branch, Bisection: run.Bisection}
@@ -180,13 +183,14 @@ func (r *Reconciler) testPRText(ctx context.Context, q *queue.Queue, run *queue.
 	if run.Bisection {
 		what = "Merge queue bisection run (part of a failed batch)"
 	}
-	fmt.Fprintf(&b, "%s for `%s`: this draft PR only carries CI for the run; it is closed when the run ends. Do not merge it.\n\n", what, q.Key.Branch)
+	branch := textsafe.MarkdownCode(q.Key.Branch)
+	fmt.Fprintf(&b, "%s for %s: this draft PR only carries CI for the run; it is closed when the run ends. Do not merge it.\n\n", what, branch)
 	b.WriteString("**Tested**:\n")
 	for i, n := range run.PRNumbers {
 		title := ""
 		if i < len(run.EntryIDs) {
 			if e, err := r.store.GetEntryByID(ctx, run.EntryIDs[i]); err == nil {
-				title = " " + e.PR.Title
+				title = " " + textsafe.Markdown(e.PR.Title)
 			}
 		}
 		fmt.Fprintf(&b, "- #%d%s\n", n, title)
@@ -198,11 +202,11 @@ func (r *Reconciler) testPRText(ctx context.Context, q *queue.Queue, run *queue.
 		}
 	}
 	if len(ahead) > 0 {
-		fmt.Fprintf(&b, "\n**Built on** `%s` at %s with the PRs ahead: %s\n", q.Key.Branch, queue.ShortSHA(run.BaseSHA), queue.PRList(ahead))
+		fmt.Fprintf(&b, "\n**Built on** %s at %s with the PRs ahead: %s\n", branch, queue.ShortSHA(run.BaseSHA), queue.PRList(ahead))
 	} else {
-		fmt.Fprintf(&b, "\n**Built on** `%s` at %s\n", q.Key.Branch, queue.ShortSHA(run.BaseSHA))
+		fmt.Fprintf(&b, "\n**Built on** %s at %s\n", branch, queue.ShortSHA(run.BaseSHA))
 	}
-	fmt.Fprintf(&b, "\nTest run `%s`, branch `%s`", run.ID, run.Branch)
+	fmt.Fprintf(&b, "\nTest run %s, branch %s", textsafe.MarkdownCode(run.ID), textsafe.MarkdownCode(run.Branch))
 	if r.publicURL != "" && len(run.PRNumbers) > 0 {
 		fmt.Fprintf(&b, " · [queue](%s%s)", r.publicURL, PRPagePath(q.Key.Repo, run.PRNumbers[0]))
 	}

@@ -7,11 +7,16 @@ import (
 
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/engine"
+	"github.com/mergequeue/mq/queue/textsafe"
 )
 
 // The texts below render an entry's state on its PR. The reconciler writes
 // them; they depend only on the queue, the entry and its view, so writing
-// one twice changes nothing.
+// one twice changes nothing. They are GitHub markdown: every string that
+// is not the queue's own wording (branch names, priority names, state
+// details, which quote check names, CI URLs and file paths) goes through
+// package textsafe, so nobody's text becomes a mention, link, image or
+// HTML on the PR.
 
 var stateWords = map[queue.EntryState]string{
 	queue.StateNotReady:       "⏳ Waiting to be ready",
@@ -86,15 +91,15 @@ func StatusMarker(q *queue.Queue) string {
 
 func statusComment(q *queue.Queue, e *queue.Entry, v entryView, now time.Time) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n**Merge queue** (`%s`): %s\n\n", StatusMarker(q), q.Key.Branch, stateWords[e.State])
+	fmt.Fprintf(&b, "%s\n**Merge queue** (%s): %s\n\n", StatusMarker(q), textsafe.MarkdownCode(q.Key.Branch), stateWords[e.State])
 	if s := standing(e, v, now); s != "" {
 		fmt.Fprintf(&b, "%s\n\n", s)
 	}
 	if e.StateReasonDetail != "" {
-		fmt.Fprintf(&b, "%s\n\n", e.StateReasonDetail)
+		fmt.Fprintf(&b, "%s\n\n", textsafe.Markdown(e.StateReasonDetail))
 	}
 	fmt.Fprintf(&b, "<sub>state `%s` · reason `%s` · priority %s (%d) · head %s",
-		e.State, e.StateReason, e.PriorityName, e.PriorityValue, queue.ShortSHA(e.PRSHA))
+		e.State, e.StateReason, textsafe.Markdown(e.PriorityName), e.PriorityValue, queue.ShortSHA(e.PRSHA))
 	if v.pageURL != "" {
 		fmt.Fprintf(&b, " · [details](%s)", v.pageURL)
 	}
@@ -109,13 +114,14 @@ func failureComment(q *queue.Queue, e *queue.Entry) string {
 	}
 	mention := ""
 	if who != "" {
-		mention = "@" + who + " "
+		mention = textsafe.MarkdownMention(who) + " "
 	}
 	verb := "was removed from"
 	if e.State == queue.StateFailed {
 		verb = "failed in"
 	}
-	return fmt.Sprintf("%sthis pull request %s the merge queue for `%s` (`%s`): %s", mention, verb, q.Key.Branch, e.StateReason, e.StateReasonDetail)
+	return fmt.Sprintf("%sthis pull request %s the merge queue for %s (`%s`): %s", mention, verb,
+		textsafe.MarkdownCode(q.Key.Branch), e.StateReason, textsafe.Markdown(e.StateReasonDetail))
 }
 
 // CheckRunName is the name of the queue's check run on PR heads.
@@ -136,7 +142,7 @@ func checkRun(q *queue.Queue, e *queue.Entry, v entryView, now time.Time) queue.
 			title += " · merge around " + clock(v.est.MergeAt, now)
 		}
 	}
-	summary := fmt.Sprintf("`%s` (%s): %s", e.State, e.StateReason, e.StateReasonDetail)
+	summary := fmt.Sprintf("`%s` (%s): %s", e.State, e.StateReason, textsafe.Markdown(e.StateReasonDetail))
 	if s := standing(e, v, now); s != "" {
 		summary = s + "\n\n" + summary
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/textsafe"
 )
 
 // perPage is the page size of list calls (GitHub's maximum).
@@ -20,6 +21,8 @@ const perPage = 100
 // success → success, pending → pending, failure/error → failure; check runs
 // not completed → pending, concluded success/neutral/skipped → success,
 // any other conclusion → failure. Results are sorted by kind, then name.
+// URLs (a status's target_url, a check run's details_url, else html_url)
+// are kept only if textsafe.CIURL accepts them: CI code can set them.
 func (c *Client) Checks(ctx context.Context, repo queue.Repo, sha string) ([]queue.CheckResult, error) {
 	if err := checkPathText("commit", sha); err != nil {
 		return nil, fmt.Errorf("failed to read checks of %s in %s: %w", sha, repo.FullName(), err)
@@ -122,7 +125,7 @@ func statusResult(sha string, s *github.RepoStatus) queue.CheckResult {
 		Name:      s.GetContext(),
 		State:     state,
 		Raw:       raw,
-		URL:       s.GetTargetURL(),
+		URL:       textsafe.CIURL(s.GetTargetURL()),
 		UpdatedAt: statusTime(s).UTC(),
 	}
 }
@@ -134,10 +137,10 @@ func checkRunResult(sha string, r *github.CheckRun) queue.CheckResult {
 		Name:  r.GetName(),
 		State: queue.CheckPending,
 		Raw:   r.GetStatus(),
-		URL:   r.GetDetailsURL(),
+		URL:   textsafe.CIURL(r.GetDetailsURL()),
 	}
 	if res.URL == "" {
-		res.URL = r.GetHTMLURL()
+		res.URL = textsafe.CIURL(r.GetHTMLURL())
 	}
 	res.UpdatedAt = r.GetStartedAt().Time.UTC()
 	if r.GetStatus() == "completed" {

@@ -9,6 +9,7 @@ import (
 	"github.com/palantir/go-githubapp/githubapp"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/textsafe"
 )
 
 // CheckRunHandler reports check runs to the queue (created, completed and
@@ -73,7 +74,8 @@ func (h *CheckRunHandler) Handle(ctx context.Context, eventType, deliveryID stri
 
 // checkRunResult normalises a check run: not completed is pending;
 // success, neutral and skipped pass; every other conclusion fails. UpdatedAt
-// is when it completed, or when it started while it runs.
+// is when it completed, or when it started while it runs. URL is the
+// html_url, else the details_url, that textsafe.CIURL accepts ("" if none).
 func checkRunResult(run *ghCheckRun) queue.CheckResult {
 	c := queue.CheckResult{
 		SHA:       run.HeadSHA,
@@ -81,11 +83,11 @@ func checkRunResult(run *ghCheckRun) queue.CheckResult {
 		Name:      run.Name,
 		State:     queue.CheckPending,
 		Raw:       run.Status,
-		URL:       run.HTMLURL,
+		URL:       textsafe.CIURL(run.HTMLURL),
 		UpdatedAt: run.StartedAt.Time,
 	}
 	if c.URL == "" {
-		c.URL = run.DetailsURL
+		c.URL = textsafe.CIURL(run.DetailsURL)
 	}
 	if run.Status != "completed" {
 		return c

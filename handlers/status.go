@@ -8,6 +8,7 @@ import (
 	"github.com/palantir/go-githubapp/githubapp"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/textsafe"
 )
 
 // StatusHandler reports commit statuses to the queue.
@@ -23,7 +24,8 @@ func NewStatusHandler(cfg Config, svc Service) *StatusHandler {
 // Handles implements githubapp.EventHandler.
 func (h *StatusHandler) Handles() []string { return []string{"status"} }
 
-// Handle implements githubapp.EventHandler.
+// Handle implements githubapp.EventHandler. The target_url, which code on
+// a fork PR's test branch can set, is kept only if textsafe.CIURL accepts it.
 func (h *StatusHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
 	var ev struct {
 		ghEvent
@@ -50,7 +52,7 @@ func (h *StatusHandler) Handle(ctx context.Context, eventType, deliveryID string
 		Name:      ev.Context,
 		State:     statusState(ev.State),
 		Raw:       ev.State,
-		URL:       ev.TargetURL,
+		URL:       textsafe.CIURL(ev.TargetURL),
 		UpdatedAt: ev.UpdatedAt.Time,
 	}
 	if err := h.svc.OnCheck(ctx, repo, c); err != nil {

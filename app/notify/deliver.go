@@ -62,7 +62,8 @@ func send(ctx context.Context, client *http.Client, t Target, m Message, now tim
 	var body []byte
 	var err error
 	if t.Kind == Slack {
-		body, err = json.Marshal(map[string]string{"text": m.Summary()})
+		// Links in the line are shown, never unfurled (fetched by Slack).
+		body, err = json.Marshal(map[string]any{"text": m.Summary(), "unfurl_links": false, "unfurl_media": false})
 	} else {
 		body, err = json.Marshal(m)
 	}

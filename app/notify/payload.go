@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/textsafe"
 )
 
 // Repository names the repository of a notification.
@@ -37,7 +38,10 @@ type Message struct {
 	IsBisection        bool       `json:"is_bisection"`
 	FailureReason      string     `json:"failure_reason,omitempty"`
 	CancellationReason string     `json:"cancellation_reason,omitempty"`
-	// Reason and Detail say why, as on the PR (our addition).
+	// Reason and Detail say why, as on the PR (our addition). Detail is
+	// plain text that may quote others' text (check names, CI URLs, which
+	// are validated http(s) URLs): receivers escape it for where they show
+	// it. DetailsURL is always the dashboard's, never a URL from CI.
 	Reason     string `json:"reason"`
 	Detail     string `json:"detail"`
 	DetailsURL string `json:"details_url"`
@@ -181,7 +185,10 @@ func batchMessage(base Message, ev queue.Event, run, parent *queue.TestRun) (Mes
 	return m, true
 }
 
-// Summary is a one-line description for chat.
+// Summary is a one-line description for chat, in Slack mrkdwn: the whole
+// line goes through textsafe.Slack, so the repository, branch and detail
+// (which quotes check names and CI URLs) never form a mention, a special
+// command such as <!channel>, or a link with other text.
 func (m Message) Summary() string {
 	who := fmt.Sprintf("#%d", m.PRNumber)
 	if m.Type == "pull_request_batch" {
@@ -198,5 +205,5 @@ func (m Message) Summary() string {
 	if m.Detail != "" {
 		line += " — " + m.Detail
 	}
-	return line
+	return textsafe.Slack(line)
 }

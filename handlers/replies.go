@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/textsafe"
 )
 
 // usage is the help text for prefix.
@@ -132,7 +133,7 @@ func statusReply(login string, entries []queuedEntry) string {
 			fmt.Fprintf(&b, ", expected to merge around %s", qe.MergeAt.UTC().Format("2006-01-02 15:04 UTC"))
 		}
 		if e.StateReasonDetail != "" {
-			b.WriteString(": " + e.StateReasonDetail)
+			b.WriteString(": " + textsafe.Markdown(e.StateReasonDetail)) // quotes CI text
 		}
 		b.WriteString("\n")
 	}

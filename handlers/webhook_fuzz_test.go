@@ -14,6 +14,7 @@ import (
 
 	"github.com/mergequeue/mq/handlers/inbox"
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/textsafe"
 )
 
 // FuzzWebhook feeds any payload, under any event name, to the handler the
@@ -22,8 +23,8 @@ import (
 // or a Permanent error (a malformed payload is never retried), always one
 // for a handled event whose payload is not JSON; and everything it passes
 // on is sane: repositories on the configured host with an owner and a
-// name, PR numbers above zero, checks with a SHA, a name and a known state,
-// pushes of a branch to a commit.
+// name, PR numbers above zero, checks with a SHA, a name, a known state and
+// only a validated URL (textsafe.CIURL), pushes of a branch to a commit.
 func FuzzWebhook(f *testing.F) {
 	// Plain go test runs GitHub's examples as they are; fuzzing starts from
 	// the same examples cut down to the members the handlers read, since
@@ -200,6 +201,9 @@ func (s *checkedService) OnCheck(ctx context.Context, repo queue.Repo, c queue.C
 	case queue.CheckPending, queue.CheckSuccess, queue.CheckFailure:
 	default:
 		s.problems.add("OnCheck: state %q", c.State)
+	}
+	if c.URL != "" && textsafe.CIURL(c.URL) != c.URL {
+		s.problems.add("OnCheck: URL %q is not a validated CI URL", c.URL)
 	}
 	return s.fakeService.OnCheck(ctx, repo, c)
 }

@@ -133,7 +133,7 @@ func statusReply(login string, entries []queuedEntry) string {
 			fmt.Fprintf(&b, ", expected to merge around %s", qe.MergeAt.UTC().Format("2006-01-02 15:04 UTC"))
 		}
 		if e.StateReasonDetail != "" {
-			b.WriteString(": " + textsafe.Markdown(e.StateReasonDetail)) // quotes CI text
+			b.WriteString(": " + textsafe.MarkdownKeepingRefs(e.StateReasonDetail)) // quotes CI text
 		}
 		b.WriteString("\n")
 	}

@@ -261,7 +261,7 @@ func (s *Service) pauseOnMismatch(ctx context.Context, q *queue.Queue, e *queue.
 			return err
 		}
 		_, err := tx.AddNotice(ctx, &queue.Notice{Key: fmt.Sprintf("alert:%s:%s", e.ID, landed), Repo: q.Key.Repo,
-			PRNumber: e.PRNumber, Kind: queue.NoticeComment, Body: "⚠️ Merge queue alert: " + textsafe.Markdown(msg), CreatedAt: s.now()})
+			PRNumber: e.PRNumber, Kind: queue.NoticeComment, Body: "⚠️ Merge queue alert: " + textsafe.MarkdownKeepingRefs(msg), CreatedAt: s.now()})
 		return err
 	})
 	if err != nil {

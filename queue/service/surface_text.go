@@ -16,7 +16,8 @@ import (
 // is not the queue's own wording (branch names, priority names, state
 // details, which quote check names, CI URLs and file paths) goes through
 // package textsafe, so nobody's text becomes a mention, link, image or
-// HTML on the PR.
+// HTML on the PR. State details keep #123 references: the queue's own
+// wording names PRs in them.
 
 var stateWords = map[queue.EntryState]string{
 	queue.StateNotReady:       "⏳ Waiting to be ready",
@@ -96,7 +97,7 @@ func statusComment(q *queue.Queue, e *queue.Entry, v entryView, now time.Time) s
 		fmt.Fprintf(&b, "%s\n\n", s)
 	}
 	if e.StateReasonDetail != "" {
-		fmt.Fprintf(&b, "%s\n\n", textsafe.Markdown(e.StateReasonDetail))
+		fmt.Fprintf(&b, "%s\n\n", textsafe.MarkdownKeepingRefs(e.StateReasonDetail))
 	}
 	fmt.Fprintf(&b, "<sub>state `%s` · reason `%s` · priority %s (%d) · head %s",
 		e.State, e.StateReason, textsafe.Markdown(e.PriorityName), e.PriorityValue, queue.ShortSHA(e.PRSHA))
@@ -121,7 +122,7 @@ func failureComment(q *queue.Queue, e *queue.Entry) string {
 		verb = "failed in"
 	}
 	return fmt.Sprintf("%sthis pull request %s the merge queue for %s (`%s`): %s", mention, verb,
-		textsafe.MarkdownCode(q.Key.Branch), e.StateReason, textsafe.Markdown(e.StateReasonDetail))
+		textsafe.MarkdownCode(q.Key.Branch), e.StateReason, textsafe.MarkdownKeepingRefs(e.StateReasonDetail))
 }
 
 // CheckRunName is the name of the queue's check run on PR heads.
@@ -142,7 +143,7 @@ func checkRun(q *queue.Queue, e *queue.Entry, v entryView, now time.Time) queue.
 			title += " · merge around " + clock(v.est.MergeAt, now)
 		}
 	}
-	summary := fmt.Sprintf("`%s` (%s): %s", e.State, e.StateReason, textsafe.Markdown(e.StateReasonDetail))
+	summary := fmt.Sprintf("`%s` (%s): %s", e.State, e.StateReason, textsafe.MarkdownKeepingRefs(e.StateReasonDetail))
 	if s := standing(e, v, now); s != "" {
 		summary = s + "\n\n" + summary
 	}

@@ -11,12 +11,13 @@ import (
 )
 
 // Each markdown surface of an entry shows hostile state details, branch
-// and priority names as text, and mentions only a valid login.
+// and priority names as text (keeping the details' #123 references), and
+// mentions only a valid login.
 func TestSurfaceTextsEscapeUntrustedText(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 	q := &queue.Queue{Key: queue.QueueKey{Repo: queue.Repo{Host: "github.com", Owner: "acme", Name: "w"}, Branch: "rel`x"}}
-	detail := "required check \"ci\" failed (failure): ](http://evil) ![x](http://evil/x.png) <!channel> @org/team"
+	detail := "required check \"ci\" failed (failure): ](http://evil) ![x](http://evil/x.png) <!channel> @org/team; behind #12"
 	e := &queue.Entry{ID: "e1", PRNumber: 3, PRSHA: "abcdef1234", State: queue.StateFailed, StateReason: queue.ReasonTestsFailed,
 		StateReasonDetail: detail, PriorityName: "[p](http://evil)", Submitter: "alice", PR: queue.PRFacts{Author: "bob"}}
 	raw := []string{"](http://evil)", "![x]", "<!channel>", "@org/team", "[p]", "(`rel`x`)"}
@@ -30,6 +31,11 @@ func TestSurfaceTextsEscapeUntrustedText(t *testing.T) {
 			if strings.Contains(text, r) {
 				t.Errorf("%s holds %q raw:\n%s", surface, r, text)
 			}
+		}
+	}
+	for surface, text := range texts {
+		if !strings.Contains(text, "behind #12") {
+			t.Errorf("%s lost the reference to #12:\n%s", surface, text)
 		}
 	}
 	if got := texts["failure comment"]; !strings.HasPrefix(got, "@alice this pull request failed") {

@@ -16,7 +16,11 @@ import (
 const markdownActive = markdownPunct + "$\n\r"
 
 // visibleMarkdown decodes Markdown's output.
-func visibleMarkdown(out string) (string, error) {
+func visibleMarkdown(out string) (string, error) { return visibleMarkdownRefs(out, false) }
+
+// visibleMarkdownRefs decodes Markdown's output, or with refs
+// MarkdownKeepingRefs's, where '#' may stand raw before a digit.
+func visibleMarkdownRefs(out string, refs bool) (string, error) {
 	var b strings.Builder
 	for i := 0; i < len(out); {
 		rest := out[i:]
@@ -27,6 +31,9 @@ func visibleMarkdown(out string) (string, error) {
 			}
 			b.WriteByte(rest[1])
 			i += 2
+		case refs && c == '#' && len(rest) > 1 && '0' <= rest[1] && rest[1] <= '9':
+			b.WriteByte(c)
+			i++
 		case c == '@' || c == '#':
 			if !strings.HasPrefix(rest[1:], zwsp) {
 				return "", fmt.Errorf("byte %d: %c without a zero-width space in %q", i, c, out)

@@ -38,7 +38,17 @@ const markdownPunct = "\\`*_[]()<>!|~&"
 //
 // Undoing the backslash escapes and the entities it writes, and dropping
 // the zero-width space after '@' and '#', gives back OneLine(s).
-func Markdown(s string) string {
+func Markdown(s string) string { return markdown(s, false) }
+
+// MarkdownKeepingRefs is Markdown except that a '#' followed by a digit is
+// left as it is, so "#123" and "owner/repo#123" stay references (links to
+// issues and pull requests). For the queue's state details, whose own
+// wording names PRs ("conflicts with #12 ahead"); never for text that is
+// wholly someone else's, such as a PR title ("fixes #1" would link the
+// issue to every test PR). Everything else Markdown guarantees holds.
+func MarkdownKeepingRefs(s string) string { return markdown(s, true) }
+
+func markdown(s string, keepRefs bool) string {
 	s = OneLine(s)
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/4)
@@ -53,6 +63,8 @@ func Markdown(s string) string {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
+		case keepRefs && r == '#' && i+1 < len(s) && '0' <= s[i+1] && s[i+1] <= '9':
+			b.WriteByte('#') // a reference; never a heading, which needs a space after '#'
 		case r == '@' || r == '#':
 			b.WriteRune(r)
 			b.WriteString(zwsp)

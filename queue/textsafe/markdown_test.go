@@ -104,7 +104,8 @@ var markdownSeeds = []string{
 // FuzzMarkdownEscape: Markdown's output holds no raw markdown syntax (no
 // link, image, HTML, entity, code, emphasis, math, table or block start),
 // no @ or # that GitHub could read as a mention or reference, autolinks
-// only to canonical CI URLs, and shows exactly OneLine(input).
+// only to canonical CI URLs, and shows exactly OneLine(input); so does
+// MarkdownKeepingRefs's, but for '#' before a digit.
 func FuzzMarkdownEscape(f *testing.F) {
 	for _, s := range markdownSeeds {
 		f.Add(s)
@@ -118,7 +119,30 @@ func FuzzMarkdownEscape(f *testing.F) {
 		if want := OneLine(s); vis != want {
 			t.Fatalf("Markdown(%q) = %q shows %q, want %q", s, out, vis, want)
 		}
+		out = MarkdownKeepingRefs(s)
+		if vis, err = visibleMarkdownRefs(out, true); err != nil || vis != OneLine(s) {
+			t.Fatalf("MarkdownKeepingRefs(%q) = %q shows %q (%v), want %q", s, out, vis, err, OneLine(s))
+		}
 	})
+}
+
+func TestMarkdownKeepingRefs(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"conflicts with #12 ahead":   "conflicts with #12 ahead",
+		"#12 at the start":           "#12 at the start",
+		"# heading":                  "#&#8203; heading",
+		"#x @org/team [a](http://e)": "#&#8203;x @&#8203;org/team \\[a\\]\\(<http://e>\\)",
+		"acme/w#3":                   "acme/w#3",
+	} {
+		got := MarkdownKeepingRefs(in)
+		if got != want {
+			t.Errorf("MarkdownKeepingRefs(%q) = %q, want %q", in, got, want)
+		}
+		if vis, err := visibleMarkdownRefs(got, true); err != nil || vis != in {
+			t.Errorf("visible text of %q: %q, %v", got, vis, err)
+		}
+	}
 }
 
 // FuzzMarkdownCode: MarkdownCode's output is one code span (or nothing)

@@ -12,6 +12,8 @@
 //
 //   - Markdown and MarkdownCode: shown as its literal characters, never as
 //     a link, image, mention, reference, HTML, emphasis or block.
+//   - MarkdownKeepingRefs: the same, but #123 stays a reference (for the
+//     queue's state details, whose own wording names PRs).
 //   - MarkdownMention: @login only for a valid GitHub login.
 //   - Slack: shown literally, never as a mention, link or special command.
 //   - CIURL: an absolute http(s) URL without credentials, or nothing.

@@ -112,12 +112,17 @@ func deleteRef(ctx context.Context, gh *github.Client, repo queue.Repo, name str
 	return nil
 }
 
-// TreeSHA returns the tree of commit sha.
+// TreeSHA returns the tree of commit sha. Trees of commits the client
+// built or read before are answered from memory (a commit's tree never
+// changes).
 func (c *Client) TreeSHA(ctx context.Context, repo queue.Repo, sha string) (string, error) {
 	what := fmt.Sprintf("read the tree of commit %s of %s", sha, repo.FullName())
 	escSHA, err := segment("commit", sha) // go-github does not escape it
 	if err != nil {
 		return "", fmt.Errorf("failed to %s: %w", what, err)
+	}
+	if tree, ok := c.trees.get(repoKey(repo), sha); ok {
+		return tree, nil
 	}
 	gh, err := c.InstallationClient(ctx, repo)
 	if err != nil {
@@ -132,5 +137,6 @@ func (c *Client) TreeSHA(ctx context.Context, repo queue.Repo, sha string) (stri
 	if tree == "" {
 		return "", fmt.Errorf("failed to %s: GitHub returned no tree", what)
 	}
+	c.trees.put(repoKey(repo), sha, tree)
 	return tree, nil
 }

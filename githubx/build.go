@@ -21,58 +21,124 @@ const cleanupTimeout = 30 * time.Second
 // refs/heads/<spec.Temp> at spec.From, merges each head in order with a
 // real merge commit (a head already contained is skipped by GitHub), and
 // publishes the result as refs/heads/<spec.Name>, moving an existing branch
-// of that name. It returns the published commit SHA. A conflict merging
-// spec.Heads[i] is a *queue.ConflictError with Index i. The scratch ref is
-// deleted in every case, even when ctx was cancelled.
-func (c *Client) BuildBranch(ctx context.Context, repo queue.Repo, spec queue.BranchSpec) (string, error) {
+// of that name. It returns the published commit and its tree. A conflict
+// merging spec.Heads[i] is a *queue.ConflictError with Index i.
+//
+// With spec.KeepTemp the scratch ref is a lane kept between builds: it is
+// moved to From only when spec.TempAt says it is elsewhere (and again if
+// the first merge shows it was not at From after all), and never deleted.
+// Otherwise it is created for this build and deleted in every case, even
+// when ctx was cancelled. An empty spec.Name (only with KeepTemp) is a
+// probe: the heads are merged on the lane and nothing is published.
+//
+// The branches of spec.Delete are deleted in the request that publishes
+// Name (GraphQL updateRefs); if GitHub refuses that request, Name is
+// published alone (REST) and none is deleted (Built.Deleted is empty).
+func (c *Client) BuildBranch(ctx context.Context, repo queue.Repo, spec queue.BranchSpec) (queue.Built, error) {
 	what := fmt.Sprintf("build branch %s of %s", spec.Name, repo.FullName())
-	if spec.From == "" || spec.Temp == "" || spec.Name == "" {
-		return "", fmt.Errorf("failed to %s: incomplete spec (from %q, temp %q)", what, spec.From, spec.Temp)
+	probe := spec.Name == ""
+	if spec.From == "" || spec.Temp == "" || probe && !spec.KeepTemp {
+		return queue.Built{}, fmt.Errorf("failed to %s: incomplete spec (from %q, temp %q, name %q)", what, spec.From, spec.Temp, spec.Name)
 	}
 	if spec.Temp == spec.Name {
-		return "", fmt.Errorf("failed to %s: scratch ref equals the branch name", what)
+		return queue.Built{}, fmt.Errorf("failed to %s: scratch ref equals the branch name", what)
 	}
-	if err := errors.Join(checkPathText("branch", spec.Temp), checkPathText("branch", spec.Name)); err != nil {
-		return "", fmt.Errorf("failed to %s: %w", what, err)
+	check := []error{checkPathText("branch", spec.Temp)}
+	if !probe {
+		check = append(check, checkPathText("branch", spec.Name))
+	}
+	for _, d := range spec.Delete {
+		check = append(check, checkPathText("branch", d))
+	}
+	if err := errors.Join(check...); err != nil {
+		return queue.Built{}, fmt.Errorf("failed to %s: %w", what, err)
 	}
 	gh, err := c.InstallationClient(ctx, repo)
 	if err != nil {
-		return "", fmt.Errorf("failed to %s: %w", what, err)
+		return queue.Built{}, fmt.Errorf("failed to %s: %w", what, err)
 	}
-	// Deferred before creating: a create that failed with a 5xx may still
-	// have created the ref.
-	defer c.deleteScratch(ctx, gh, repo, spec.Temp)
-
-	if err := setRef(ctx, gh, repo, spec.Temp, spec.From); err != nil {
-		return "", c.fail(repo, fmt.Sprintf("%s: create scratch ref %s at %s", what, spec.Temp, spec.From), err)
+	if !spec.KeepTemp {
+		// Deferred before creating: a create that failed with a 5xx may
+		// still have created the ref.
+		defer c.deleteScratch(ctx, gh, repo, spec.Temp)
+	}
+	// The lane is trusted to be at From only until a merge shows where it
+	// is: the first merge commit's first parent, or a "contained" answer
+	// (204), which cannot be checked and so is not trusted.
+	verified := !spec.KeepTemp || spec.TempAt != spec.From
+	if verified {
+		if err := setRef(ctx, gh, repo, spec.Temp, spec.From); err != nil {
+			return queue.Built{}, c.fail(repo, fmt.Sprintf("%s: point scratch ref %s at %s", what, spec.Temp, spec.From), err)
+		}
 	}
 	// The scratch ref exists on GitHub and nothing durable names it.
 	crashpoint.Hit(crashpoint.ScratchRefCreated)
-	p := escapedRepo(repo)
-	for i, head := range spec.Heads {
-		mr := &github.RepositoryMergeRequest{Base: github.String(spec.Temp), Head: github.String(head.SHA)}
-		if head.Message != "" {
-			mr.CommitMessage = github.String(head.Message)
-		}
-		if _, _, err := gh.Repositories.Merge(ctx, p.owner, p.name, mr); err != nil {
-			if statusOf(err) == http.StatusConflict {
-				return "", fmt.Errorf("failed to %s: merging #%d: %w", what, head.PRNumber, &queue.ConflictError{Index: i, SHA: head.SHA})
+	sha, tree := spec.From, ""
+	for i := 0; i < len(spec.Heads); i++ {
+		head := spec.Heads[i]
+		merged, err := c.mergeInto(ctx, gh, repo, spec.Temp, head)
+		if err != nil {
+			if statusOf(err) == http.StatusConflict && verified {
+				return queue.Built{}, fmt.Errorf("failed to %s: merging #%d: %w", what, head.PRNumber, &queue.ConflictError{Index: i, SHA: head.SHA})
 			}
-			return "", c.fail(repo, fmt.Sprintf("%s: merge #%d (%s)", what, head.PRNumber, head.SHA), err)
+			if statusOf(err) != http.StatusConflict {
+				return queue.Built{}, c.fail(repo, fmt.Sprintf("%s: merge #%d (%s)", what, head.PRNumber, head.SHA), err)
+			}
 		}
+		if !verified {
+			verified = true
+			if err != nil || merged == nil || len(merged.Parents) == 0 || merged.Parents[0].GetSHA() != spec.From {
+				// The lane was not where we left it (moved by hand, or by
+				// a build whose outcome was lost), or cannot be told:
+				// start again from From.
+				zerolog.Ctx(ctx).Info().Str("ref", spec.Temp).Msg("scratch lane not where it was left; moving it")
+				if err := setRef(ctx, gh, repo, spec.Temp, spec.From); err != nil {
+					return queue.Built{}, c.fail(repo, fmt.Sprintf("%s: point scratch ref %s at %s", what, spec.Temp, spec.From), err)
+				}
+				i = -1
+				continue
+			}
+		}
+		if merged == nil { // already contained: the scratch did not move
+			continue
+		}
+		sha, tree = merged.GetSHA(), merged.GetCommit().GetTree().GetSHA()
 	}
-	ref, _, err := gh.Git.GetRef(ctx, p.owner, p.name, "heads/"+spec.Temp)
-	if err != nil {
-		return "", c.fail(repo, fmt.Sprintf("%s: read scratch ref %s", what, spec.Temp), err)
+	c.trees.put(repoKey(repo), sha, tree)
+	built := queue.Built{SHA: sha, Tree: tree}
+	if probe {
+		return built, nil
 	}
-	sha := ref.GetObject().GetSHA()
-	if sha == "" {
-		return "", fmt.Errorf("failed to %s: scratch ref %s has no commit", what, spec.Temp)
+	if len(spec.Delete) > 0 {
+		err := c.updateRefs(ctx, gh, repo, append([]refUpdate{{Name: spec.Name, After: sha, Force: true}}, deletions(spec.Delete)...))
+		if err == nil {
+			built.Deleted = append([]string(nil), spec.Delete...)
+			return built, nil
+		}
+		zerolog.Ctx(ctx).Info().Err(err).Str("branch", spec.Name).Msg("publishing with the clean-up refused; publishing alone")
 	}
 	if err := setRef(ctx, gh, repo, spec.Name, sha); err != nil {
-		return "", c.fail(repo, fmt.Sprintf("%s: publish at %s", what, sha), err)
+		return queue.Built{}, c.fail(repo, fmt.Sprintf("%s: publish at %s", what, sha), err)
 	}
-	return sha, nil
+	return built, nil
+}
+
+// mergeInto merges head into branch (POST /merges) and returns the merge
+// commit, or nil when branch already contains head.
+func (c *Client) mergeInto(ctx context.Context, gh *github.Client, repo queue.Repo, branch string, head queue.MergeHead) (*github.RepositoryCommit, error) {
+	p := escapedRepo(repo)
+	mr := &github.RepositoryMergeRequest{Base: github.String(branch), Head: github.String(head.SHA)}
+	if head.Message != "" {
+		mr.CommitMessage = github.String(head.Message)
+	}
+	rc, res, err := gh.Repositories.Merge(ctx, p.owner, p.name, mr)
+	if err != nil {
+		return nil, err
+	}
+	if res != nil && res.StatusCode == http.StatusNoContent || rc == nil || rc.GetSHA() == "" {
+		return nil, nil
+	}
+	return rc, nil
 }
 
 // setRef creates refs/heads/branch at sha, or force-moves it there when it

@@ -29,6 +29,8 @@ type Client struct {
 	mu            sync.Mutex
 	installations map[string]int64         // lower(owner/name) → installation ID
 	clients       map[int64]*github.Client // installation ID → client
+	nodeIDs       map[string]string        // lower(owner/name) → repository node id
+	trees         *treeCache               // commit SHA → tree SHA (immutable)
 }
 
 var _ queue.GitHub = (*Client)(nil)
@@ -67,6 +69,8 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		app:           app,
 		installations: make(map[string]int64),
 		clients:       make(map[int64]*github.Client),
+		nodeIDs:       make(map[string]string),
+		trees:         newTreeCache(treeCacheSize),
 	}, nil
 }
 

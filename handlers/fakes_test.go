@@ -222,7 +222,7 @@ func (f *fakeService) OnCheck(_ context.Context, _ queue.Repo, c queue.CheckResu
 	return nil
 }
 
-func (f *fakeService) OnPush(_ context.Context, repo queue.Repo, branch, sha string) error {
+func (f *fakeService) OnPush(_ context.Context, repo queue.Repo, branch, _, sha string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.record("OnPush")

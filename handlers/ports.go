@@ -27,8 +27,8 @@ type Service interface {
 	OnPullRequest(ctx context.Context, repo queue.Repo, pr queue.PullRequest) error
 	// OnCheck reports a commit status or check run.
 	OnCheck(ctx context.Context, repo queue.Repo, c queue.CheckResult) error
-	// OnPush reports that a branch moved to sha.
-	OnPush(ctx context.Context, repo queue.Repo, branch, sha string) error
+	// OnPush reports that a branch moved from before to sha.
+	OnPush(ctx context.Context, repo queue.Repo, branch, before, sha string) error
 	// AddNotice records a reply or reaction for the reconciler to write
 	// (a notice whose key exists changes nothing).
 	AddNotice(ctx context.Context, n queue.Notice) error

@@ -32,6 +32,7 @@ func (h *PushHandler) Handle(ctx context.Context, eventType, deliveryID string, 
 	var ev struct {
 		ghEvent
 		Ref     string `json:"ref"`
+		Before  string `json:"before"`
 		After   string `json:"after"`
 		Deleted bool   `json:"deleted"`
 	}
@@ -52,7 +53,7 @@ func (h *PushHandler) Handle(ctx context.Context, eventType, deliveryID string, 
 		zerolog.Ctx(ctx).Info().Str("reason", why).Msg("ignoring push to a branch no queue can target")
 		return nil
 	}
-	if err := h.svc.OnPush(ctx, repo, branch, after); err != nil {
+	if err := h.svc.OnPush(ctx, repo, branch, ev.Before, after); err != nil {
 		return fmt.Errorf("failed to record push of %s to %s: %w", after, branch, err)
 	}
 	return nil

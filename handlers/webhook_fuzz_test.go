@@ -221,12 +221,12 @@ func (s *checkedService) AddNotice(ctx context.Context, n queue.Notice) error {
 	return s.fakeService.AddNotice(ctx, n)
 }
 
-func (s *checkedService) OnPush(ctx context.Context, repo queue.Repo, branch, sha string) error {
+func (s *checkedService) OnPush(ctx context.Context, repo queue.Repo, branch, before, sha string) error {
 	s.problems.repo("OnPush", repo)
 	if branch == "" || sha == "" || sha == zeroSHA {
 		s.problems.add("OnPush: branch %q, sha %q", branch, sha)
 	}
-	return s.fakeService.OnPush(ctx, repo, branch, sha)
+	return s.fakeService.OnPush(ctx, repo, branch, before, sha)
 }
 
 // checkedGitHub is fakeGitHub checking every call, where every PR numbered

@@ -61,11 +61,30 @@ type PullRequest struct {
 type BranchSpec struct {
 	From  string
 	Heads []MergeHead
-	Temp  string // e.g. "mq-temp/<uuid>"
+	Temp  string // e.g. "mq-temp/<uuid>", or a queue's lane (KeepTemp)
 	Name  string // e.g. "mq-merge/pr-12/<testRunId>"
 	// UnitSize is how many of the last Heads form the unit under test; the
 	// heads before them are the PRs ahead it is tested on top of.
 	UnitSize int
+	// KeepTemp makes Temp a lane: a scratch ref the caller keeps between
+	// builds (one per queue) instead of one created and deleted per build.
+	// TempAt is where the caller last left it ("" = unknown): when it is
+	// From, the ref is not moved before merging, so a chain of runs, each
+	// built on the last, costs no ref write for its scratch.
+	KeepTemp bool
+	TempAt   string
+	// Delete names ended branches to delete in the same request that
+	// publishes Name, when the implementation can (Built.Deleted says
+	// which it deleted); never a reason for the build to fail.
+	Delete []string
+}
+
+// Built is what BuildBranch made: the published commit and its tree, and
+// the branches of BranchSpec.Delete it deleted.
+type Built struct {
+	SHA     string
+	Tree    string // "" when the implementation did not learn it
+	Deleted []string
 }
 
 // MergeHead is one PR head merged into a test branch.
@@ -96,6 +115,30 @@ type CheckRun struct {
 	ExternalID string
 }
 
+// BranchBatchDeleter is an optional capability of a GitHub port: deleting
+// many branches in one request (GitHub's GraphQL updateRefs), so that the
+// clean-up of ended test branches costs one write, not one per branch.
+type BranchBatchDeleter interface {
+	// DeleteBranches deletes branches (a missing one is not an error) and
+	// returns those it deleted; on an error, the others are left to try
+	// again.
+	DeleteBranches(ctx context.Context, repo Repo, names []string) ([]string, error)
+}
+
+// WriteHeadroom is an optional capability of a GitHub port: the share of
+// an installation's write budget that is free now, from 0 (spent: writes
+// wait) to 1 (nothing used in the current windows). The queue spends
+// informational writes (a position, an ETA, testing having started) only
+// when it is at least InformationalHeadroom, so a busy queue spends its
+// budget on merges and on what a reader must know.
+type WriteHeadroom interface {
+	WriteHeadroom(repo Repo) float64
+}
+
+// InformationalHeadroom is the free share of the write budget below which
+// informational surface writes are skipped (see WriteHeadroom).
+const InformationalHeadroom = 0.5
+
 // GitHub is everything the queue needs from GitHub. Reads are fresh (no
 // cache) where merge decisions depend on them. Implementations classify
 // errors with the variables above.
@@ -107,10 +150,10 @@ type GitHub interface {
 	// RequiredChecks returns the status checks branch protection requires on
 	// branch (empty if unprotected or none required).
 	RequiredChecks(ctx context.Context, repo Repo, branch string) ([]string, error)
-	// BuildBranch builds and publishes a test branch, returning its commit
-	// SHA. A conflict is a *ConflictError; the scratch ref is deleted in
-	// every case.
-	BuildBranch(ctx context.Context, repo Repo, spec BranchSpec) (string, error)
+	// BuildBranch builds and publishes a test branch, returning its commit.
+	// A conflict is a *ConflictError (nothing is published). The scratch
+	// ref is deleted in every case, unless spec.KeepTemp.
+	BuildBranch(ctx context.Context, repo Repo, spec BranchSpec) (Built, error)
 	// DeleteBranch deletes a branch; deleting a missing one is not an error.
 	DeleteBranch(ctx context.Context, repo Repo, name string) error
 	// Checks returns the commit statuses and check runs on a commit.

@@ -46,12 +46,15 @@ func newHarness(t *testing.T, ci fakegithub.CIOptions) *harness {
 	return newHarnessWith(t, Options{CI: ci})
 }
 
-// newHarnessWith starts a sandbox with opts (Dir and ReconcileInterval are
-// set here).
+// newHarnessWith starts a sandbox with opts (Dir is set here, and
+// ReconcileInterval to one second unless given).
 func newHarnessWith(t testing.TB, opts Options) *harness {
 	t.Helper()
 	ctx := context.Background()
-	opts.Dir, opts.ReconcileInterval = t.TempDir(), time.Second
+	opts.Dir = t.TempDir()
+	if opts.ReconcileInterval == 0 {
+		opts.ReconcileInterval = time.Second
+	}
 	if os.Getenv("MQ_TEST_LOG") != "" {
 		l := zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).With().Timestamp().Logger()
 		opts.Logger = &l

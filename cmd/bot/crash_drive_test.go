@@ -80,6 +80,19 @@ func (h *crashHarness) createQueue(fields map[string]any) {
 	}, func() string { return "last answer: " + last })
 }
 
+// setQueueState pauses or resumes the queue of main (retrying while the
+// bot restarts).
+func (h *crashHarness) setQueueState(state string) {
+	h.t.Helper()
+	body := map[string]any{"repo": repoJSON(), "targetBranch": crashBranch, "state": state}
+	var last string
+	h.waitFor("updateQueue to set state "+state, crashWait, func() bool {
+		status, out, err := h.call("updateQueue", body)
+		last = fmt.Sprintf("%d %s %v", status, out, err)
+		return status == http.StatusOK
+	}, func() string { return "last answer: " + last })
+}
+
 // entryView is what getSubmittedPullRequest says about a PR.
 type entryView struct {
 	State             string `json:"state"`

@@ -193,8 +193,9 @@ func checkNoDuplicateStickyComments(h *crashHarness, o *crashOutcome) error {
 	return errors.Join(errs...)
 }
 
-// checkStickyCommentShowsFinalState: the PR has a sticky comment, and the
-// newest one shows the entry's final state ("state `merged`").
+// checkStickyCommentShowsFinalState: a PR's sticky comment, if it has one
+// (one that went through without a hitch has none: its check run says
+// it), shows the entry's final state ("state `merged`").
 func checkStickyCommentShowsFinalState(h *crashHarness, o *crashOutcome) error {
 	var errs []error
 	for _, pr := range o.ended() {
@@ -207,7 +208,6 @@ func checkStickyCommentShowsFinalState(h *crashHarness, o *crashOutcome) error {
 		state := o.entries[pr].State
 		switch {
 		case len(bodies) == 0:
-			errs = append(errs, fmt.Errorf("#%d has no sticky status comment", pr))
 		case !strings.Contains(bodies[len(bodies)-1], "state `"+state+"`"):
 			errs = append(errs, fmt.Errorf("#%d's sticky comment does not show state %s: %q", pr, state, firstLines(bodies[len(bodies)-1], 5)))
 		}
@@ -297,11 +297,16 @@ func checkFailureMentionedOnce(h *crashHarness, o *crashOutcome) error {
 }
 
 // checkNoMQRefs: once the queue is idle no scratch (mq-temp/) or test
-// (mq-merge/) branch is left.
+// (mq-merge/) branch is left, but the queue's lane (mq-temp/lane-<id>),
+// which it keeps so that a run built on the last one moves no ref.
 func checkNoMQRefs(h *crashHarness, _ *crashOutcome) error {
 	var left []string
 	for _, prefix := range []string{"mq-temp/", "mq-merge/"} {
-		left = append(left, h.fake.BranchesWithPrefix(crashRepoOwner, crashRepoName, prefix)...)
+		for _, b := range h.fake.BranchesWithPrefix(crashRepoOwner, crashRepoName, prefix) {
+			if !strings.HasPrefix(b, "mq-temp/lane-") { // the queue's own scratch lane, kept between builds
+				left = append(left, b)
+			}
+		}
 	}
 	if len(left) > 0 {
 		return fmt.Errorf("%d refs left once idle: %v", len(left), left)

@@ -225,9 +225,17 @@ func TestSetupThenServeMergesAPR(t *testing.T) {
 		pr, err := fake.PR("demo", "app", n)
 		return err == nil && pr.GetMerged()
 	}, func() string { return "serve stderr:\n" + srv.stderr.String() })
-	if got := fake.CommentsContaining("demo", "app", n, "merge-queue-status"); len(got) != 1 || got[0].GetUser().GetLogin() != "merge-queue[bot]" {
-		t.Errorf("sticky comments = %d, want one by the new App's bot", len(got))
+	if got := fake.CommentsContaining("demo", "app", n, "Merge queue"); len(got) != 0 {
+		t.Errorf("%d queue comments on a PR that merged without a hitch, want none (its check run says it)", len(got))
 	}
+	pr, err := fake.PR("demo", "app", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the queue's check run to conclude success", func() bool {
+		runs := fake.CheckRunsNamed("demo", "app", pr.GetHead().GetSHA(), "Merge Queue (main)")
+		return len(runs) == 1 && runs[0].GetConclusion() == "success" && runs[0].GetApp().GetSlug() == "merge-queue"
+	}, func() string { return "serve stderr:\n" + srv.stderr.String() })
 	stopServe()
 	if code := srv.exitCode(t); code != 0 {
 		t.Fatalf("bot serve exit %d after Ctrl-C; stderr:\n%s", code, srv.stderr.String())

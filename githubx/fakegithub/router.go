@@ -136,6 +136,10 @@ func (s *Server) buildRoutes() []*route {
 		newRoute(get, "/user/installations", authToken, s.handleUserInstallations),
 		newRoute(get, "/user/installations/{id}/repositories", authToken, s.handleUserInstallationRepos),
 
+		// GraphQL (the updateRefs mutation only).
+		newRoute(post, "/graphql", authToken, s.handleGraphQL),
+		newRoute(post, "/api/graphql", authToken, s.handleGraphQL),
+
 		// Fake CI pages.
 		newRoute(get, "/ci/runs/{id}", authNone, s.handleCIPage),
 

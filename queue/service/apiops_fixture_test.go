@@ -89,8 +89,8 @@ func (g *opsGitHub) RequiredChecks(context.Context, queue.Repo, string) ([]strin
 	return []string{"ci"}, nil
 }
 
-func (g *opsGitHub) BuildBranch(context.Context, queue.Repo, queue.BranchSpec) (string, error) {
-	return "", errors.New("opsGitHub builds no branches")
+func (g *opsGitHub) BuildBranch(context.Context, queue.Repo, queue.BranchSpec) (queue.Built, error) {
+	return queue.Built{}, errors.New("opsGitHub builds no branches")
 }
 
 func (g *opsGitHub) Checks(context.Context, queue.Repo, string) ([]queue.CheckResult, error) {

@@ -131,3 +131,58 @@ func (c *targetCache) forget(queueID int64, pr int) {
 	}
 	delete(c.by[queueID], pr)
 }
+
+// headCache keeps each queue's target-branch head as last learned: read
+// from GitHub, set by the queue's own merge, or moved by a push webhook
+// that follows on from it. A head older than one reconcile interval is
+// read again, so a lost push webhook delays the queue by at most that; a
+// merge reads the head fresh regardless (tryMerge). One entry per queue.
+type headCache struct {
+	mu  sync.Mutex
+	ttl time.Duration
+	by  map[int64]headRead
+}
+
+// headRead is a target head as learned at a time.
+type headRead struct {
+	sha string
+	at  time.Time
+}
+
+func newHeadCache(ttl time.Duration) *headCache {
+	return &headCache{ttl: ttl, by: map[int64]headRead{}}
+}
+
+// get returns the queue's head if learned within the interval.
+func (c *headCache) get(queueID int64, now time.Time) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.by[queueID]
+	if !ok || r.sha == "" || now.Sub(r.at) >= c.ttl {
+		return "", false
+	}
+	return r.sha, true
+}
+
+// put records the head learned now.
+func (c *headCache) put(queueID int64, sha string, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.by[queueID] = headRead{sha: sha, at: now}
+}
+
+// pushed follows a push from before to after: when before is the head
+// known, after is the head now; anything else (a push we cannot place)
+// forgets the head, to be read again.
+func (c *headCache) pushed(queueID int64, before, after string, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.by[queueID]; ok && before != "" && r.sha == before {
+		c.by[queueID] = headRead{sha: after, at: now}
+		return
+	}
+	if r, ok := c.by[queueID]; ok && r.sha == after {
+		return // our own merge, told again
+	}
+	delete(c.by, queueID)
+}

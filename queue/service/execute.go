@@ -180,10 +180,9 @@ func (s *Service) closeRun(ctx context.Context, fx *effects, q *queue.Queue, run
 	if err != nil {
 		return fmt.Errorf("failed to close run %s: %w", runID, err)
 	}
+	// Its branch is dead from here on: deleted with the next test branch
+	// published in the repository, or by the reconciler in a batch.
 	s.rec.Wake()
-	if r.Branch != "" {
-		fx.later(func(ctx context.Context) { s.deleteBranch(ctx, q.Key.Repo, r.Branch) })
-	}
 	return nil
 }
 

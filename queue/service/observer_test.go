@@ -39,7 +39,7 @@ func TestReconcilerReportsPassesAndFailedWrites(t *testing.T) {
 	w := newRecWorld(t, func(s *queue.Settings) { s.StatusCheckEnabled = false })
 	obs := &reconcileLog{}
 	w.rec.SetObserver(obs)
-	w.set(1, "head1", queue.StatePending, queue.ReasonAdmitted)
+	w.set(1, "head1", queue.StatePendingFailure, queue.ReasonTestsFailed)
 	w.gh.fail["UpsertComment"] = []error{errBadGateway}
 	if err := w.pass(); !errors.Is(err, queue.ErrTransient) {
 		t.Fatalf("pass = %v, want the transient failure", err)

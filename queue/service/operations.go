@@ -276,8 +276,10 @@ func (s *Service) OnCheck(ctx context.Context, repo queue.Repo, c queue.CheckRes
 	return nil
 }
 
-// OnPush wakes the queues whose target branch moved.
-func (s *Service) OnPush(ctx context.Context, repo queue.Repo, branch, sha string) error {
+// OnPush wakes the queue whose target branch moved from before to sha,
+// which then knows the new head without reading it (when before is the
+// head it knew; else it reads the head again).
+func (s *Service) OnPush(ctx context.Context, repo queue.Repo, branch, before, sha string) error {
 	q, err := s.store.GetQueue(ctx, queue.QueueKey{Repo: repo, Branch: branch})
 	if errors.Is(err, queue.ErrNotFound) {
 		return nil
@@ -285,6 +287,7 @@ func (s *Service) OnPush(ctx context.Context, repo queue.Repo, branch, sha strin
 	if err != nil {
 		return fmt.Errorf("failed to look up queue for %s: %w", branch, err)
 	}
+	s.heads.pushed(q.ID, before, sha, s.now())
 	s.opts.Wake(q.ID)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -99,12 +100,17 @@ func (r *Reconciler) cleanBranches(ctx context.Context) error {
 }
 
 // cleanRecorded deletes the recorded branches of a repository that no live
-// run owns, then forgets them.
+// run owns, then forgets them. A branch that died moments ago is left for
+// a while (deadGrace): the next test branch published in the repository
+// deletes it in the same request. Once one is due, every dead branch goes
+// in one batch (queue.BranchBatchDeleter) when the port can.
 func (r *Reconciler) cleanRecorded(ctx context.Context, repo queue.Repo) error {
 	refs, err := r.store.ListRefs(ctx, repo)
 	if err != nil {
 		return err
 	}
+	var dead []string
+	due := false
 	for _, ref := range refs {
 		live, err := r.live(ctx, ref)
 		if err != nil {
@@ -113,18 +119,80 @@ func (r *Reconciler) cleanRecorded(ctx context.Context, repo queue.Repo) error {
 		if live {
 			continue
 		}
-		if err := r.deleteBranch(ctx, repo, ref.Name); err != nil {
+		dead = append(dead, ref.Name)
+		died, err := r.diedAt(ctx, ref)
+		if err != nil {
+			return err
+		}
+		if !r.now().Before(died.Add(r.deadGrace())) {
+			due = true
+		}
+	}
+	if !due {
+		return nil
+	}
+	if bd, ok := r.gh.(queue.BranchBatchDeleter); ok {
+		deleted, err := bd.DeleteBranches(ctx, repo, dead)
+		for _, name := range deleted {
+			if ferr := r.store.ForgetRef(ctx, repo, name); ferr != nil {
+				return ferr
+			}
+		}
+		if err != nil {
+			if errors.Is(err, queue.ErrTransient) {
+				return fmt.Errorf("failed to delete %d branches: %w", len(dead), err)
+			}
+			zerolog.Ctx(ctx).Warn().Err(err).Msg("failed to delete dead branches; will retry")
+		}
+		return nil
+	}
+	for _, name := range dead {
+		if err := r.deleteBranch(ctx, repo, name); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// deadGrace is how long a dead branch waits to be deleted with a publish
+// before the reconciler deletes it: one reconcile interval.
+func (r *Reconciler) deadGrace() time.Duration { return r.every }
+
+// diedAt is when a recorded branch stopped being needed: when its run
+// finished (or, without one, when it was recorded).
+func (r *Reconciler) diedAt(ctx context.Context, ref queue.Ref) (time.Time, error) {
+	if ref.RunID == "" {
+		return ref.CreatedAt, nil
+	}
+	run, err := r.store.GetRun(ctx, ref.RunID)
+	if errors.Is(err, queue.ErrNotFound) {
+		return ref.CreatedAt, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("failed to load run %s: %w", ref.RunID, err)
+	}
+	if run.FinishedAt.IsZero() {
+		return ref.CreatedAt, nil
+	}
+	return run.FinishedAt, nil
+}
+
 // live reports whether a recorded branch is still needed: being created by
-// this process, or the published branch of a run that is not closed (a run
-// left building by a crash counts until the engine closes it).
+// this process, a queue's lane, or the published branch of a run that is
+// not closed (a run left building by a crash counts until the engine
+// closes it).
 func (r *Reconciler) live(ctx context.Context, ref queue.Ref) (bool, error) {
 	if r.inflight.has(ref.Repo, ref.Name) {
+		return true, nil
+	}
+	if qid, ok := laneQueue(ref.Name); ok && ref.RunID == "" {
+		_, err := r.store.GetQueueByID(ctx, qid)
+		if errors.Is(err, queue.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("failed to load queue %d: %w", qid, err)
+		}
 		return true, nil
 	}
 	if ref.RunID == "" {

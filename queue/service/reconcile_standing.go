@@ -65,7 +65,7 @@ func (r *Reconciler) refreshStandings(ctx context.Context) error {
 	}
 	now := r.now()
 	for _, q := range queues {
-		if !q.Settings.CommentsEnabled && !q.Settings.StatusCheckEnabled {
+		if !q.Settings.CommentsEnabled && !q.Settings.StatusCheckEnabled || !r.informational(q.Key.Repo) {
 			continue
 		}
 		entries, err := r.store.ListActiveEntries(ctx, q.ID)
@@ -74,15 +74,22 @@ func (r *Reconciler) refreshStandings(ctx context.Context) error {
 		}
 		interval := refreshEvery(len(entries))
 		for _, e := range entries {
-			if !e.Admitted() {
-				continue
-			}
 			sf, err := r.store.GetSurface(ctx, e.ID)
 			if errors.Is(err, queue.ErrNotFound) {
 				continue
 			}
 			if err != nil {
 				return err
+			}
+			if !e.Admitted() {
+				// One not ready past the grace gets its explaining comment.
+				if q.Settings.CommentsEnabled && sf.CommentID == 0 && !sf.CommentCreating && !sf.Due() &&
+					needsExplaining(e, now, r.every) {
+					if err := r.store.TouchSurface(ctx, q.ID, e.ID); err != nil {
+						return err
+					}
+				}
+				continue
 			}
 			if sf.Due() || now.Sub(sf.WrittenAt) < interval {
 				continue
@@ -91,8 +98,8 @@ func (r *Reconciler) refreshStandings(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			stale := q.Settings.CommentsEnabled && digest(statusComment(q, e, v, now)) != sf.CommentHash ||
-				q.Settings.StatusCheckEnabled && e.PRSHA != "" && checkRunDigest(checkRun(q, e, v, now)) != sf.CheckRunHash
+			stale := q.Settings.CommentsEnabled && sf.CommentID != 0 && stamp(commentEssence(e), statusComment(q, e, v, now)) != sf.CommentHash ||
+				q.Settings.StatusCheckEnabled && e.PRSHA != "" && checkRunStamp(checkRun(q, e, v, now)) != sf.CheckRunHash
 			if !stale {
 				continue
 			}

@@ -73,11 +73,12 @@ func (r *Reconciler) surface(ctx context.Context, sf queue.Surface) error {
 func (r *Reconciler) writeSurface(ctx context.Context, q *queue.Queue, e *queue.Entry, v entryView, sf *queue.Surface) error {
 	save := func() error { return r.store.SaveSurface(ctx, *sf) }
 	var errs []error
+	info := r.informational(q.Key.Repo)
 	if q.Settings.CommentsEnabled {
-		errs = append(errs, r.writeComment(ctx, q, e, v, sf, save))
+		errs = append(errs, r.writeComment(ctx, q, e, v, sf, save, info))
 	}
 	if q.Settings.StatusCheckEnabled && e.PRSHA != "" {
-		errs = append(errs, r.writeCheckRun(ctx, q, e, v, sf, save))
+		errs = append(errs, r.writeCheckRun(ctx, q, e, v, sf, save, info))
 	}
 	errs = append(errs, r.writeStateLabel(ctx, q, e, sf, save))
 	return errors.Join(errs...)
@@ -87,11 +88,19 @@ func (r *Reconciler) writeSurface(ctx context.Context, q *queue.Queue, e *queue.
 // outcome was not recorded (CommentCreating) is looked for by its marker
 // first, so a crash between posting and recording never yields a second
 // sticky comment.
-func (r *Reconciler) writeComment(ctx context.Context, q *queue.Queue, e *queue.Entry, v entryView, sf *queue.Surface, save func() error) error {
+func (r *Reconciler) writeComment(ctx context.Context, q *queue.Queue, e *queue.Entry, v entryView, sf *queue.Surface, save func() error, info bool) error {
+	exists := sf.CommentID != 0 || sf.CommentCreating
+	if !exists && !needsExplaining(e, r.now(), r.every) {
+		return nil // nothing to explain: the check run says it
+	}
 	body := statusComment(q, e, v, r.now())
-	h := digest(body)
+	essence := commentEssence(e)
+	h := stamp(essence, body)
 	if h == sf.CommentHash && sf.CommentID != 0 {
 		return nil
+	}
+	if sf.CommentID != 0 && sameEssence(sf.CommentHash, essence) && !info {
+		return nil // informational only, and the budget has no room for it
 	}
 	repo := q.Key.Repo
 	id := sf.CommentID
@@ -121,7 +130,7 @@ func (r *Reconciler) writeComment(ctx context.Context, q *queue.Queue, e *queue.
 // check run left open on an older head (the PR was pushed and submitted
 // again before the first was completed) is completed first, so no check
 // run of an ended entry stays queued or in progress.
-func (r *Reconciler) writeCheckRun(ctx context.Context, q *queue.Queue, e *queue.Entry, v entryView, sf *queue.Surface, save func() error) error {
+func (r *Reconciler) writeCheckRun(ctx context.Context, q *queue.Queue, e *queue.Entry, v entryView, sf *queue.Surface, save func() error, info bool) error {
 	repo := q.Key.Repo
 	if sf.CheckRunID != 0 && sf.CheckRunSHA != e.PRSHA {
 		if sf.CheckRunOpen {
@@ -138,9 +147,13 @@ func (r *Reconciler) writeCheckRun(ctx context.Context, q *queue.Queue, e *queue
 		}
 	}
 	cr := checkRun(q, e, v, r.now())
-	h := checkRunDigest(cr)
+	essence := checkRunEssence(cr)
+	h := checkRunStamp(cr)
 	if h == sf.CheckRunHash && sf.CheckRunID != 0 {
 		return nil
+	}
+	if sf.CheckRunID != 0 && sameEssence(sf.CheckRunHash, essence) && !info {
+		return nil // informational only, and the budget has no room for it
 	}
 	id := sf.CheckRunID
 	if sf.CheckRunCreating {
@@ -203,11 +216,16 @@ func (r *Reconciler) writeStateLabel(ctx context.Context, q *queue.Queue, e *que
 	return save()
 }
 
+// informational reports whether the installation of repo has room in its
+// write budget for informational surface writes (always, for a port that
+// does not say).
+func (r *Reconciler) informational(repo queue.Repo) bool {
+	wh, ok := r.gh.(queue.WriteHeadroom)
+	return !ok || wh.WriteHeadroom(repo) >= queue.InformationalHeadroom
+}
+
 // digest identifies a written text by a short hash.
 func digest(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:12])
 }
-
-// checkRunDigest identifies a written check run.
-func checkRunDigest(cr queue.CheckRun) string { return digest(fmt.Sprintf("%q", cr)) }

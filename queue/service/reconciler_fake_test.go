@@ -28,6 +28,18 @@ type surfaceGitHub struct {
 	// applyThenFail lists methods whose next call takes effect and then
 	// answers with a transient error, as GitHub's "applied then 502".
 	applyThenFail map[string]int
+	// headroom is what WriteHeadroom answers (nil: 1, all free).
+	headroom *float64
+}
+
+// WriteHeadroom implements queue.WriteHeadroom.
+func (g *surfaceGitHub) WriteHeadroom(queue.Repo) float64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.headroom == nil {
+		return 1
+	}
+	return *g.headroom
 }
 
 type ghComment struct {
@@ -177,6 +189,19 @@ func (g *surfaceGitHub) DeleteBranch(_ context.Context, _ queue.Repo, name strin
 	return nil
 }
 
+// DeleteBranches implements queue.BranchBatchDeleter.
+func (g *surfaceGitHub) DeleteBranches(_ context.Context, _ queue.Repo, names []string) ([]string, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.enter("DeleteBranches"); err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		delete(g.branches, n)
+	}
+	return names, nil
+}
+
 // The rest of the port is not used by the reconciler.
 
 func (g *surfaceGitHub) GetPullRequest(context.Context, queue.Repo, int) (*queue.PullRequest, error) {
@@ -188,8 +213,8 @@ func (g *surfaceGitHub) BranchHead(context.Context, queue.Repo, string) (string,
 func (g *surfaceGitHub) RequiredChecks(context.Context, queue.Repo, string) ([]string, error) {
 	return nil, nil
 }
-func (g *surfaceGitHub) BuildBranch(context.Context, queue.Repo, queue.BranchSpec) (string, error) {
-	return "", nil
+func (g *surfaceGitHub) BuildBranch(context.Context, queue.Repo, queue.BranchSpec) (queue.Built, error) {
+	return queue.Built{}, nil
 }
 func (g *surfaceGitHub) Checks(context.Context, queue.Repo, string) ([]queue.CheckResult, error) {
 	return nil, nil

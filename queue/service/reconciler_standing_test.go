@@ -29,7 +29,7 @@ func (w *recWorld) testRun(id, branch string, started time.Time, es ...*queue.En
 	return r
 }
 
-// The check run and the sticky comment say where an entry stands: its
+// The check run says where an entry stands: its
 // position while queued (and the ETA once a run of the queue finished),
 // the expected finish while testing; a change of position alone is shown
 // within the refresh interval, not at every move.
@@ -59,8 +59,8 @@ func TestReconcilerShowsPositionAndETA(t *testing.T) {
 		!strings.Contains(run2[0].Title, "merge around 10:40 UTC") {
 		t.Fatalf("check run of the queued entry %+v, want position 2 of 2 and its ETA", run2)
 	}
-	if c := w.gh.commentsOn(2); len(c) != 1 || !strings.Contains(c[0], "Position 2 of 2, expected to merge around 10:40 UTC") {
-		t.Fatalf("comment %q, want the position and the ETA", c)
+	if c := w.gh.commentsOn(2); len(c) != 0 {
+		t.Fatalf("comment %q, want none: the check run says where a queued PR stands", c)
 	}
 
 	// #1 leaves: #2 is first now. No state change of #2: it is shown
@@ -125,5 +125,28 @@ func TestReconcilerTestPRs(t *testing.T) {
 	w.mustPass()
 	if pulls := w.gh.pullsOf(run.Branch); len(pulls) != 1 || !pulls[0].closed {
 		t.Fatalf("test PRs after the run ended %+v, want the one closed", pulls)
+	}
+}
+
+// With the write budget short, a position or an ETA alone is not written:
+// the budget goes to merges and to what a reader must know.
+func TestReconcilerSkipsPositionsWhenTheBudgetIsShort(t *testing.T) {
+	t.Parallel()
+	w := newRecWorld(t, nil)
+	e1 := w.set(1, "h1", queue.StateTesting, queue.ReasonTesting)
+	w.testRun("r1", "mq-merge/pr-1/r1", w.now, e1)
+	w.set(2, "h2", queue.StatePending, queue.ReasonAdmitted)
+	w.mustPass()
+	short := 0.2
+	w.gh.headroom = &short
+	w.set(1, "h1", queue.StateCancelled, queue.ReasonUserRequested)
+	w.mustPass()
+	w.now = w.now.Add(6 * time.Minute)
+	w.mustPass()
+	if got := w.gh.checkRunsOn("h2")[0].Title; !strings.Contains(got, "2 of 2") {
+		t.Fatalf("position rewritten with the budget short: %q", got)
+	}
+	if got := w.gh.checkRunsOn("h1")[0]; got.Conclusion != "cancelled" {
+		t.Fatalf("the cancelled entry's check run %+v, want it completed regardless of the budget", got)
 	}
 }

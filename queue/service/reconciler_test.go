@@ -92,9 +92,8 @@ func TestReconcilerSurfacesFollowTheEntry(t *testing.T) {
 	w := newRecWorld(t, func(s *queue.Settings) { s.StateLabelsEnabled = true })
 	e := w.set(1, "head1", queue.StatePending, queue.ReasonAdmitted)
 	w.mustPass()
-	comments := w.gh.commentsOn(1)
-	if len(comments) != 1 || !strings.Contains(comments[0], service.StatusMarker(w.q)) || !strings.Contains(comments[0], "Queued") {
-		t.Fatalf("comments %q, want one sticky comment saying Queued", comments)
+	if comments := w.gh.commentsOn(1); len(comments) != 0 {
+		t.Fatalf("comments %q, want none: a queued PR has nothing to explain", comments)
 	}
 	runs := w.gh.checkRunsOn("head1")
 	if len(runs) != 1 || runs[0].Status != "queued" || runs[0].ExternalID != e.ID || runs[0].Name != "Merge Queue (main)" {
@@ -113,6 +112,14 @@ func TestReconcilerSurfacesFollowTheEntry(t *testing.T) {
 		t.Fatalf("a pass with nothing due wrote %d times", got-calls)
 	}
 
+	// A failure held pending needs explaining: the sticky comment appears.
+	w.set(1, "head1", queue.StatePendingFailure, queue.ReasonTestsFailed)
+	w.mustPass()
+	comments := w.gh.commentsOn(1)
+	if len(comments) != 1 || !strings.Contains(comments[0], service.StatusMarker(w.q)) || !strings.Contains(comments[0], "Tests failed") {
+		t.Fatalf("comments %q, want one sticky comment explaining the pending failure", comments)
+	}
+
 	w.set(1, "head1", queue.StateMerged, queue.ReasonMergedByQueue)
 	w.mustPass()
 	comments = w.gh.commentsOn(1)
@@ -128,12 +135,65 @@ func TestReconcilerSurfacesFollowTheEntry(t *testing.T) {
 	}
 }
 
+// A PR that goes through the queue without a hitch costs two writes of its
+// surfaces: the check run created, and completed. Testing having started
+// is informational: written only when the write budget has room.
+func TestReconcilerHappyPathWritesTwice(t *testing.T) {
+	t.Parallel()
+	for _, room := range []float64{1, 0.1} {
+		w := newRecWorld(t, nil)
+		w.gh.headroom = &room
+		w.set(1, "head1", queue.StatePending, queue.ReasonAdmitted)
+		w.mustPass()
+		w.set(1, "head1", queue.StateTesting, queue.ReasonTesting)
+		w.mustPass()
+		w.set(1, "head1", queue.StateTestsPassed, queue.ReasonTestsPassed)
+		w.mustPass()
+		w.set(1, "head1", queue.StateMerged, queue.ReasonMergedByQueue)
+		w.mustPass()
+		want := 2
+		if room >= queue.InformationalHeadroom {
+			want = 4
+		}
+		if got := w.gh.count("UpsertCheckRun"); got != want {
+			t.Errorf("headroom %.1f: %d check run writes, want %d", room, got, want)
+		}
+		if got := w.gh.count("UpsertComment"); got != 0 {
+			t.Errorf("headroom %.1f: %d comment writes, want none", room, got)
+		}
+		if runs := w.gh.checkRunsOn("head1"); len(runs) != 1 || runs[0].Conclusion != "success" {
+			t.Errorf("headroom %.1f: check runs %+v, want one, completed with success", room, runs)
+		}
+	}
+}
+
+// A PR waiting to be ready gets its explaining comment once it has waited
+// a reconcile interval, not at the moment of its submission.
+func TestReconcilerExplainsANotReadyPRAfterAWhile(t *testing.T) {
+	t.Parallel()
+	w := newRecWorld(t, nil)
+	e := w.set(1, "head1", queue.StateNotReady, queue.ReasonSubmitted)
+	e.StateChangedAt = w.now
+	if err := w.store.SaveEntry(w.ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	w.mustPass()
+	if got := w.gh.commentsOn(1); len(got) != 0 {
+		t.Fatalf("comments %q right after submission, want none yet", got)
+	}
+	w.now = w.now.Add(time.Minute)
+	w.mustPass()
+	if got := w.gh.commentsOn(1); len(got) != 1 || !strings.Contains(got[0], "Waiting to be ready") {
+		t.Fatalf("comments %q after a minute not ready, want the explaining comment", got)
+	}
+}
+
 // A write that reached GitHub but whose answer was lost (a crash, an
 // ambiguous 502) is found again before anything is created twice.
 func TestReconcilerLooksBeforeCreatingAgain(t *testing.T) {
 	t.Parallel()
 	w := newRecWorld(t, nil)
-	e := w.set(1, "head1", queue.StateTesting, queue.ReasonTesting)
+	e := w.set(1, "head1", queue.StatePendingFailure, queue.ReasonTestsFailed)
 	w.gh.applyThenFail["UpsertComment"] = 1
 	w.gh.applyThenFail["UpsertCheckRun"] = 1
 	if err := w.pass(); !errors.Is(err, queue.ErrTransient) {
@@ -142,13 +202,13 @@ func TestReconcilerLooksBeforeCreatingAgain(t *testing.T) {
 	if sf := w.surface(e); !sf.Due() || !sf.CommentCreating || !sf.CheckRunCreating {
 		t.Fatalf("surface after lost answers: %+v, want due with both creates unconfirmed", sf)
 	}
-	w.set(1, "head1", queue.StateTestsPassed, queue.ReasonTestsPassed)
+	w.set(1, "head1", queue.StateFailed, queue.ReasonTestsFailed)
 	w.mustPass()
-	if got := w.gh.commentsOn(1); len(got) != 1 || !strings.Contains(got[0], "Tests passed") {
+	if got := w.gh.commentsOn(1); len(got) != 1 || !strings.Contains(got[0], "Failed") {
 		t.Fatalf("comments %q, want one sticky comment, edited", got)
 	}
-	if got := w.gh.checkRunsOn("head1"); len(got) != 1 || !strings.HasPrefix(got[0].Title, "✅ Tests passed, waiting to merge") {
-		t.Fatalf("check runs %+v, want one, edited", got)
+	if got := w.gh.checkRunsOn("head1"); len(got) != 1 || got[0].Conclusion != "failure" {
+		t.Fatalf("check runs %+v, want one, completed", got)
 	}
 	if w.gh.count("FindComment") != 1 || w.gh.count("FindCheckRun") != 1 {
 		t.Fatalf("looked up %d comments and %d check runs, want one each", w.gh.count("FindComment"), w.gh.count("FindCheckRun"))
@@ -179,7 +239,7 @@ func TestReconcilerCompletesTheCheckRunOfAnOldHead(t *testing.T) {
 func TestReconcilerBacksOffAndGivesUp(t *testing.T) {
 	t.Parallel()
 	w := newRecWorld(t, func(s *queue.Settings) { s.StatusCheckEnabled = false })
-	e := w.set(1, "head1", queue.StatePending, queue.ReasonAdmitted)
+	e := w.set(1, "head1", queue.StatePendingFailure, queue.ReasonTestsFailed)
 	refused := errors.New("422 locked conversation")
 	for range 20 {
 		w.gh.fail["UpsertComment"] = append(w.gh.fail["UpsertComment"], refused)
@@ -273,6 +333,16 @@ func TestReconcilerDeletesBranchesNoRunOwns(t *testing.T) {
 	record("mq-merge/pr-2/closed", "closed")
 	record("mq-temp/crashed", "open") // a run's scratch branch outlives its build only after a crash
 	w.mustPass()
+	// A dead branch waits a reconcile interval for a publish to delete it
+	// with; then the reconciler deletes every dead one, in one request.
+	if got, _ := w.gh.ListBranches(w.ctx, repo, "mq-merge/pr-2/"); len(got) != 1 {
+		t.Fatalf("the closed run's branch went at once: %v", got)
+	}
+	w.now = w.now.Add(time.Minute)
+	w.mustPass()
+	if got := w.gh.count("DeleteBranches"); got != 1 {
+		t.Errorf("%d batch deletions, want 1", got)
+	}
 	want := []string{"feature", "mq-merge/pr-1/open", "mq-tempting"}
 	got, _ := w.gh.ListBranches(w.ctx, repo, "")
 	if strings.Join(got, " ") != strings.Join(want, " ") {

@@ -59,8 +59,10 @@ type Service struct {
 
 	polls      *pollSchedule
 	protection *protectionCache
+	heads      *headCache
 	targets    *targetCache
 	inflight   *inflight
+	lanes      *laneBook
 	rec        *Reconciler
 }
 
@@ -81,8 +83,8 @@ func NewService(store queue.Store, gh queue.GitHub, opts Options) *Service {
 	fl := newInflight()
 	return &Service{store: store, gh: gh, opts: opts,
 		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{},
-		polls: newPollSchedule(), protection: newProtectionCache(opts.ReconcileEvery), targets: newTargetCache(),
-		inflight: fl, rec: newReconciler(store, gh, opts, fl)}
+		polls: newPollSchedule(), protection: newProtectionCache(opts.ReconcileEvery), heads: newHeadCache(opts.ReconcileEvery), targets: newTargetCache(),
+		inflight: fl, lanes: newLaneBook(), rec: newReconciler(store, gh, opts, fl)}
 }
 
 // Reconciler returns the reconciler that writes the queue's surfaces on
@@ -129,10 +131,19 @@ func (s *Service) Sync(ctx context.Context, queueID int64) (time.Time, error) {
 			return s.now().Add(5 * time.Second), fmt.Errorf("failed to reconcile queue %s: %w", q.Key, err)
 		}
 	}
-	head, err := s.gh.BranchHead(ctx, q.Key.Repo, q.Key.Branch)
-	if err != nil {
-		return s.now().Add(5 * time.Second), fmt.Errorf("failed to read head of %s: %w", q.Key, err)
+	head, ok := s.heads.get(q.ID, s.now())
+	if !ok {
+		if head, err = s.gh.BranchHead(ctx, q.Key.Repo, q.Key.Branch); err != nil {
+			return s.now().Add(5 * time.Second), fmt.Errorf("failed to read head of %s: %w", q.Key, err)
+		}
+		s.heads.put(q.ID, head, s.now())
 	}
+	known := head
+	defer func() {
+		if head != known { // moved by our own merge, or read fresh before one
+			s.heads.put(q.ID, head, s.now())
+		}
+	}()
 	if err := s.refreshNotReady(ctx, q); err != nil {
 		log.Warn().Err(err).Msg("failed to refresh not-ready pull requests")
 	}

@@ -45,7 +45,16 @@ func (s *Service) startRun(ctx context.Context, fx *effects, snap *engine.Snapsh
 		run.PRSHAs = append(run.PRSHAs, e.PRSHA)
 	}
 	run.Branch = queue.TestBranchName(q.Settings.EffectiveTestBranchPrefix(), unit[0].PRNumber, run.ID, run.Bisection)
-	spec := queue.BranchSpec{From: a.From, Temp: queue.ScratchPrefix + s.opts.NewID(), Name: run.Branch, UnitSize: len(unit)}
+	lane, err := s.lane(ctx, q)
+	if err != nil {
+		return err
+	}
+	dead, err := s.deadBranches(ctx, q.Key.Repo)
+	if err != nil {
+		return err
+	}
+	spec := queue.BranchSpec{From: a.From, Temp: lane, KeepTemp: true, TempAt: s.lanes.get(q.ID), Name: run.Branch,
+		UnitSize: len(unit), Delete: dead}
 	for _, id := range a.Merge {
 		e := snap.Entry(id)
 		if e == nil {
@@ -54,28 +63,36 @@ func (s *Service) startRun(ctx context.Context, fx *effects, snap *engine.Snapsh
 		spec.Heads = append(spec.Heads, queue.MergeHead{PRNumber: e.PRNumber, SHA: e.PRSHA,
 			Message: fmt.Sprintf("Merge #%d (%s) into merge queue test branch", e.PRNumber, e.PR.Title)})
 	}
-	done, err := s.recordBranches(ctx, q, run.ID, spec.Temp, spec.Name)
+	done, err := s.recordBranches(ctx, q, run.ID, spec.Name)
 	if err != nil {
 		return err
 	}
+	// The dead branches this build deletes are in flight meanwhile: the
+	// reconciler leaves them to it.
+	doneDead := s.inflight.add(q.Key.Repo, dead...)
+	prev := done
+	done = func() { prev(); doneDead() }
 	if err := s.store.SaveRun(ctx, run); err != nil {
 		done()
 		return fmt.Errorf("failed to record run intent: %w", err)
 	}
 	crashpoint.Hit(crashpoint.RunIntentRecorded)
 
-	var sha string
+	var built queue.Built
 	var buildErr error
 	fx.later(func(ctx context.Context) {
-		sha, buildErr = s.gh.BuildBranch(ctx, q.Key.Repo, spec)
-		s.forgetScratch(ctx, q.Key.Repo, spec.Temp)
+		built, buildErr = s.gh.BuildBranch(ctx, q.Key.Repo, spec)
+		s.lanes.set(q.ID, built.SHA) // "" (unknown) after a failure
 	})
 	fx.then(func(ctx context.Context) error {
 		defer done() // the branch is owned by the run, or dead, from here on
 		if buildErr != nil {
 			return s.buildFailed(ctx, fx, q, run, a, buildErr)
 		}
-		return s.attachRun(ctx, fx, q, run, a, sha)
+		if err := s.forgetDeleted(ctx, q.Key.Repo, built.Deleted); err != nil {
+			zerolog.Ctx(ctx).Warn().Err(err).Msg("the reconciler will delete them again")
+		}
+		return s.attachRun(ctx, fx, q, run, a, built.SHA)
 	})
 	return nil
 }
@@ -137,7 +154,7 @@ func (s *Service) attachRun(ctx context.Context, fx *effects, q *queue.Queue, ru
 			if err := s.closeRunRecord(ctx, run); err != nil {
 				return err
 			}
-			fx.later(func(ctx context.Context) { s.deleteBranch(ctx, q.Key.Repo, run.Branch) })
+			s.rec.Wake() // its branch is dead: deleted with the next publish, or by the reconciler
 			return nil
 		}
 		unit[i] = e
@@ -288,25 +305,22 @@ func (s *Service) probeConflict(fx *effects, snap *engine.Snapshot, a engine.Pro
 }
 
 // conflicts reports whether merging heads in order onto from conflicts at
-// the last head, with a scratch build whose branches are recorded first
-// and deleted after.
+// the last head: the heads are merged on the queue's lane, and nothing is
+// published.
 func (s *Service) conflicts(ctx context.Context, q *queue.Queue, from string, heads ...queue.MergeHead) (bool, error) {
-	spec := queue.BranchSpec{From: from, Heads: heads, Temp: queue.ScratchPrefix + s.opts.NewID(), Name: queue.ScratchPrefix + "check-" + s.opts.NewID()}
-	done, err := s.recordBranches(ctx, q, "", spec.Temp, spec.Name)
+	lane, err := s.lane(ctx, q)
 	if err != nil {
 		return false, err
 	}
-	defer done()
-	_, err = s.gh.BuildBranch(ctx, q.Key.Repo, spec)
-	s.forgetScratch(ctx, q.Key.Repo, spec.Temp)
+	spec := queue.BranchSpec{From: from, Heads: heads, Temp: lane, KeepTemp: true, TempAt: s.lanes.get(q.ID)}
+	built, err := s.gh.BuildBranch(ctx, q.Key.Repo, spec)
+	s.lanes.set(q.ID, built.SHA)
 	var c *queue.ConflictError
 	if errors.As(err, &c) {
-		s.forgetScratch(ctx, q.Key.Repo, spec.Name) // a failed build publishes nothing
 		return c.Index == len(heads)-1, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	s.deleteBranch(ctx, q.Key.Repo, spec.Name)
 	return false, nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/rs/zerolog"
-
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -68,13 +66,4 @@ func (s *Service) recordBranches(ctx context.Context, q *queue.Queue, runID stri
 		}
 	}
 	return done, nil
-}
-
-// forgetScratch forgets a scratch branch BuildBranch deleted (it deletes it
-// in every case, best effort: one it failed to delete is found by the
-// reconciler's sweep).
-func (s *Service) forgetScratch(ctx context.Context, repo queue.Repo, name string) {
-	if err := s.store.ForgetRef(ctx, repo, name); err != nil {
-		zerolog.Ctx(ctx).Warn().Err(err).Str("branch", name).Msg("failed to forget a scratch branch")
-	}
 }

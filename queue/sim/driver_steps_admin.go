@@ -42,7 +42,7 @@ func (d *Driver) pushEvent(sha string) {
 		return
 	}
 	cfg := d.world.Config()
-	if err := d.svc.OnPush(d.ctx, cfg.Repo, cfg.Branch, sha); err != nil {
+	if err := d.svc.OnPush(d.ctx, cfg.Repo, cfg.Branch, "", sha); err != nil {
 		d.fail("OnPush: %v", err)
 	}
 }

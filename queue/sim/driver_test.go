@@ -24,7 +24,7 @@ func (l lyingCI) Checks(ctx context.Context, repo queue.Repo, sha string) ([]que
 // wrong predicted base.
 type aheadDropper struct{ queue.GitHub }
 
-func (a aheadDropper) BuildBranch(ctx context.Context, repo queue.Repo, spec queue.BranchSpec) (string, error) {
+func (a aheadDropper) BuildBranch(ctx context.Context, repo queue.Repo, spec queue.BranchSpec) (queue.Built, error) {
 	if n := len(spec.Heads); n > 1 && strings.HasPrefix(spec.Name, TestBranchPrefix) {
 		spec.Heads = spec.Heads[n-1:]
 	}

@@ -210,7 +210,8 @@ func TestRegressionStaleManualMerge(t *testing.T) {
 	if _, err := sc.world.MergeManually(a); err != nil { // no webhook: the queue does not know
 		t.Fatal(err)
 	}
-	sc.sync() // the target moved: #1 is tested again, on a target that holds it already
+	sc.now = sc.now.Add(time.Minute) // the target head is read again once per reconcile interval
+	sc.sync()                        // the target moved: #1 is tested again, on a target that holds it already
 	sc.world.FailNextMerges(FaultTransient)
 	sc.passAll()
 	if st, reason := sc.state(a); st != queue.StateMerged || reason != queue.ReasonMergedManually {
@@ -229,7 +230,8 @@ func TestRegressionFailedAfterManualMerge(t *testing.T) {
 	if _, err := sc.world.MergeManually(a); err != nil { // no webhook: the queue does not know
 		t.Fatal(err)
 	}
-	sc.sync() // the target moved: #1 is tested again, on a target that holds it already
+	sc.now = sc.now.Add(time.Minute) // the target head is read again once per reconcile interval
+	sc.sync()                        // the target moved: #1 is tested again, on a target that holds it already
 	jobs := sc.world.PendingCI()
 	if len(jobs) == 0 {
 		t.Fatal("no test run in progress")

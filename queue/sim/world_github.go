@@ -79,21 +79,22 @@ func (w *World) RequiredChecks(_ context.Context, repo queue.Repo, branch string
 // already contained merges as a no-op. The result is published as spec.Name
 // (a fresh SHA); names under TestBranchPrefix are test runs, which CI picks
 // up and OnPublish is told of (after the lock is released).
-func (w *World) BuildBranch(_ context.Context, repo queue.Repo, spec queue.BranchSpec) (string, error) {
+func (w *World) BuildBranch(_ context.Context, repo queue.Repo, spec queue.BranchSpec) (queue.Built, error) {
 	w.mu.Lock()
-	sha, job, err := w.build(repo, spec)
+	var deleted []string
+	sha, job, err := w.build(repo, spec, &deleted)
 	onPublish := w.onPublish
 	w.mu.Unlock()
 	if err != nil {
-		return "", err
+		return queue.Built{}, err
 	}
 	if job != nil && onPublish != nil {
 		onPublish(*job)
 	}
-	return sha, nil
+	return queue.Built{SHA: sha, Deleted: deleted}, nil
 }
 
-func (w *World) build(repo queue.Repo, spec queue.BranchSpec) (string, *CIJob, error) {
+func (w *World) build(repo queue.Repo, spec queue.BranchSpec, deleted *[]string) (string, *CIJob, error) {
 	if err := w.enter("BuildBranch", repo); err != nil {
 		return "", nil, err
 	}
@@ -117,6 +118,16 @@ func (w *World) build(repo queue.Repo, spec queue.BranchSpec) (string, *CIJob, e
 	if len(spec.Heads) == 0 {
 		cur = w.addCommit(cur, 0, "", kindBuilt)
 	}
+	if spec.Name == "" { // a probe: merged on the scratch lane, published nowhere
+		return cur.sha, nil, nil
+	}
+	// The ended branches go in the same request as the publish (GitHub's
+	// updateRefs is atomic): no moment sees both.
+	for _, name := range spec.Delete {
+		if w.deleteRef(name) == nil {
+			*deleted = append(*deleted, name)
+		}
+	}
 	old := w.refs[spec.Name]
 	w.refs[spec.Name] = cur.sha
 	if t := w.tests[old]; t != nil && t.branch == spec.Name {
@@ -137,6 +148,29 @@ func (w *World) DeleteBranch(_ context.Context, repo queue.Repo, name string) er
 	if err := w.enter("DeleteBranch", repo); err != nil {
 		return err
 	}
+	return w.deleteRef(name)
+}
+
+// DeleteBranches deletes branches in one call (queue.BranchBatchDeleter).
+func (w *World) DeleteBranches(_ context.Context, repo queue.Repo, names []string) ([]string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.enter("DeleteBranches", repo); err != nil {
+		return nil, err
+	}
+	var done []string
+	for _, name := range names {
+		if err := w.deleteRef(name); err != nil {
+			return done, err
+		}
+		done = append(done, name)
+	}
+	return done, nil
+}
+
+// deleteRef deletes a branch (a missing one is not an error); the caller
+// holds w.mu.
+func (w *World) deleteRef(name string) error {
 	if name == w.cfg.Branch {
 		return fmt.Errorf("failed to delete %s: it is the target branch", name)
 	}

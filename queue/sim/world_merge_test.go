@@ -31,10 +31,11 @@ func TestMergeInvariants(t *testing.T) {
 		{"an incremental chain", func(t *testing.T, w *World) {
 			a, b := w.OpenPR(PRSpec{}), w.OpenPR(PRSpec{})
 			ta := publishTest(t, w, "mq-merge/a", a)
-			tb, err := w.BuildBranch(worldCtx, w.cfg.Repo, queue.BranchSpec{From: ta, Heads: headsOf(w, b), Name: "mq-merge/b"})
+			built, err := w.BuildBranch(worldCtx, w.cfg.Repo, queue.BranchSpec{From: ta, Heads: headsOf(w, b), Name: "mq-merge/b"})
 			if err != nil {
 				t.Fatal(err)
 			}
+			tb := built.SHA
 			w.ReportCI(tb, true)
 			w.ReportCI(ta, false) // a flake ahead, vouched for by b's run
 			mustQueueMerge(t, w, a)

@@ -31,11 +31,11 @@ func headsOf(w *World, prs ...int) []queue.MergeHead {
 // build publishes a test branch with prs on the target head.
 func publishTest(t *testing.T, w *World, name string, prs ...int) string {
 	t.Helper()
-	sha, err := w.BuildBranch(worldCtx, w.cfg.Repo, queue.BranchSpec{From: w.TargetHead(), Heads: headsOf(w, prs...), Name: name})
+	built, err := w.BuildBranch(worldCtx, w.cfg.Repo, queue.BranchSpec{From: w.TargetHead(), Heads: headsOf(w, prs...), Name: name})
 	if err != nil {
 		t.Fatalf("BuildBranch(%v): %v", prs, err)
 	}
-	return sha
+	return built.SHA
 }
 
 func queueMerge(w *World, n int) (string, error) {
@@ -91,8 +91,9 @@ func TestBuildBranch(t *testing.T) {
 	for range 3 {
 		w2.OpenPR(PRSpec{})
 	}
-	p, _ := w2.BuildBranch(worldCtx, w2.cfg.Repo, queue.BranchSpec{From: w2.TargetHead(), Heads: headsOf(w2, 1, 3), Name: "p"})
-	q, _ := w2.BuildBranch(worldCtx, w2.cfg.Repo, queue.BranchSpec{From: w2.TargetHead(), Heads: headsOf(w2, 3, 1), Name: "q"})
+	pb, _ := w2.BuildBranch(worldCtx, w2.cfg.Repo, queue.BranchSpec{From: w2.TargetHead(), Heads: headsOf(w2, 1, 3), Name: "p"})
+	qb, _ := w2.BuildBranch(worldCtx, w2.cfg.Repo, queue.BranchSpec{From: w2.TargetHead(), Heads: headsOf(w2, 3, 1), Name: "q"})
+	p, q := pb.SHA, qb.SHA
 	if treeOf(t, w2, p) != treeOf(t, w2, q) || p == q {
 		t.Errorf("same patches in another order: trees %s %s, shas %s %s", treeOf(t, w2, p), treeOf(t, w2, q), p, q)
 	}
@@ -143,10 +144,11 @@ func TestCIBookkeeping(t *testing.T) {
 	a, b, c := w.OpenPR(PRSpec{}), w.OpenPR(PRSpec{Bad: true}), w.OpenPR(PRSpec{})
 	ta := publishTest(t, w, "mq-merge/a", a)
 	*now = now.Add(time.Minute)
-	tb, err := w.BuildBranch(worldCtx, w.cfg.Repo, queue.BranchSpec{From: ta, Heads: headsOf(w, b), Name: "mq-merge/b"})
+	built, err := w.BuildBranch(worldCtx, w.cfg.Repo, queue.BranchSpec{From: ta, Heads: headsOf(w, b), Name: "mq-merge/b"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	tb := built.SHA
 	if len(published) != 2 || !slices.Equal(published[1].Contains, []int{a, b}) || published[1].SHA != tb {
 		t.Fatalf("published %+v", published)
 	}

@@ -1,0 +1,79 @@
+package service
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// What a PR's surfaces cost. GitHub allows an installation about 500
+// content-creating requests an hour, and a merge needs some of them for
+// itself (its test branch, the merge). So the surfaces distinguish what a
+// reader must know from what only refreshes a text:
+//
+//   - The check run is created when the entry is first shown and completed
+//     with its conclusion; those two writes are essential. The states in
+//     between (queued, testing, tests passed) and the position and ETA are
+//     informational.
+//   - The sticky comment exists only for an entry that needs explaining: it
+//     is created when the entry waits to be ready or holds a failure
+//     pending, and from then on follows each change of its state (its
+//     essence); a change of position or ETA alone is informational. A PR
+//     that goes through the queue without a hitch gets no sticky comment:
+//     its check run says everything.
+//
+// Informational writes are made only when the installation's write budget
+// has room (queue.WriteHeadroom), and a position or ETA alone at most once
+// per refresh interval (refreshStandings); essential ones always.
+
+// essenceSep separates a surface's essence from its full digest in the
+// stored hash (queue.Surface.CommentHash, CheckRunHash).
+const essenceSep = "/"
+
+// stamp is what a surface's hash records: its essence and its full text.
+func stamp(essence, full string) string { return digest(essence) + essenceSep + digest(full) }
+
+// sameEssence reports whether the stored hash has the essence given.
+func sameEssence(stored, essence string) bool {
+	e, _, ok := strings.Cut(stored, essenceSep)
+	return ok && e == digest(essence)
+}
+
+// commentEssence is what must make the sticky comment change.
+func commentEssence(e *queue.Entry) string {
+	switch e.State {
+	case queue.StatePending, queue.StateTesting, queue.StateTestsPassed:
+		return "in the queue"
+	}
+	return string(e.State) + "|" + string(e.StateReason) + "|" + e.StateReasonDetail
+}
+
+// needsExplaining reports whether an entry's state calls for a sticky
+// comment when there is none yet: a failure pending, or waiting to be
+// ready for longer than grace (every entry waits a moment at submission,
+// while the queue reads its PR).
+func needsExplaining(e *queue.Entry, now time.Time, grace time.Duration) bool {
+	switch e.State {
+	case queue.StatePendingFailure:
+		return true
+	case queue.StateNotReady:
+		return !now.Before(e.StateChangedAt.Add(grace))
+	}
+	return false
+}
+
+// checkRunEssence is what must make the check run change: open, or its
+// conclusion.
+func checkRunEssence(cr queue.CheckRun) string {
+	if cr.Status != "completed" {
+		return "open"
+	}
+	return "completed|" + cr.Conclusion + "|" + cr.Summary
+}
+
+// checkRunStamp is the stored hash of a check run as rendered.
+func checkRunStamp(cr queue.CheckRun) string {
+	return stamp(checkRunEssence(cr), fmt.Sprintf("%q", cr))
+}

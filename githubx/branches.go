@@ -95,6 +95,7 @@ func (c *Client) DeleteBranch(ctx context.Context, repo queue.Repo, name string)
 	if err != nil {
 		return fmt.Errorf("failed to %s: %w", what, err)
 	}
+	ctx = WithWriteClass(ctx, ClassSurface) // clean-up
 	if err := deleteRef(ctx, gh, repo, name); err != nil {
 		return c.fail(repo, what, err)
 	}

@@ -57,6 +57,9 @@ func (c *Client) BuildBranch(ctx context.Context, repo queue.Repo, spec queue.Br
 	if err != nil {
 		return queue.Built{}, fmt.Errorf("failed to %s: %w", what, err)
 	}
+	// The whole build, the scratch ref's deletion included, is the test
+	// run's: it waits in the first class.
+	ctx = WithWriteClass(ctx, ClassMerge)
 	if !spec.KeepTemp {
 		// Deferred before creating: a create that failed with a 5xx may
 		// still have created the ref.

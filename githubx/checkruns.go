@@ -19,6 +19,7 @@ func (c *Client) UpsertCheckRun(ctx context.Context, repo queue.Repo, id int64, 
 	if err != nil {
 		return 0, fmt.Errorf("failed to write check run %q of %s: %w", run.Name, repo.FullName(), err)
 	}
+	ctx = WithWriteClass(ctx, ClassSurface)
 	p := escapedRepo(repo)
 	var (
 		status, conclusion, detailsURL, externalID *string

@@ -23,12 +23,14 @@ var ErrNotInstalled = errors.New("GitHub App is not installed on the repository"
 type Client struct {
 	cfg     Config
 	opts    options
-	creator githubapp.ClientCreator
+	ccOpts  []githubapp.ClientOption // of every client creator
+	creator githubapp.ClientCreator  // the App's own client's
 	app     *github.Client
 
 	mu            sync.Mutex
 	installations map[string]int64         // lower(owner/name) → installation ID
 	clients       map[int64]*github.Client // installation ID → client
+	budgets       map[int64]*scheduler     // installation ID → its budget (kept when its client is dropped)
 	nodeIDs       map[string]string        // lower(owner/name) → repository node id
 	trees         *treeCache               // commit SHA → tree SHA (immutable)
 }
@@ -46,32 +48,44 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	// The path guard is outermost: a refused request mints no token and is
-	// not retried.
-	middleware := append([]githubapp.ClientMiddleware{PathGuardMiddleware, retryMiddleware(o.retry, o.observer, newBasePaths(cfg))}, o.middleware...)
-	ccOpts := []githubapp.ClientOption{
-		githubapp.WithClientUserAgent(cfg.UserAgent),
-		githubapp.WithClientMiddleware(middleware...),
-		githubapp.WithClientTimeout(o.timeout),
+	if err := o.budget.Validate(); err != nil {
+		return nil, err
 	}
+	o.budget = o.budget.WithDefaults()
+	// No client-wide timeout: it would count the waits for budget. Each
+	// try is bounded by the retry middleware instead.
+	ccOpts := []githubapp.ClientOption{githubapp.WithClientUserAgent(cfg.UserAgent)}
 	if o.transport != nil {
 		ccOpts = append(ccOpts, githubapp.WithTransport(o.transport))
 	}
-	creator := githubapp.NewClientCreator(cfg.V3APIURL, cfg.V4APIURL, cfg.AppID, cfg.PrivateKey, ccOpts...)
-	app, err := creator.NewAppClient()
+	c := &Client{
+		cfg:           cfg,
+		opts:          o,
+		ccOpts:        ccOpts,
+		installations: make(map[string]int64),
+		clients:       make(map[int64]*github.Client),
+		budgets:       make(map[int64]*scheduler),
+		nodeIDs:       make(map[string]string),
+		trees:         newTreeCache(treeCacheSize),
+	}
+	c.creator = c.newCreator(nil)
+	app, err := c.creator.NewAppClient()
 	if err != nil {
 		return nil, fmt.Errorf("failed to create GitHub App client: %w", err)
 	}
-	return &Client{
-		cfg:           cfg,
-		opts:          o,
-		creator:       creator,
-		app:           app,
-		installations: make(map[string]int64),
-		clients:       make(map[int64]*github.Client),
-		nodeIDs:       make(map[string]string),
-		trees:         newTreeCache(treeCacheSize),
-	}, nil
+	c.app = app
+	return c, nil
+}
+
+// newCreator makes a client creator whose clients spend budget (nil: the
+// App's own client, which has none).
+func (c *Client) newCreator(budget *scheduler) githubapp.ClientCreator {
+	// The path guard is outermost: a refused request mints no token, waits
+	// for no budget and is not retried.
+	middleware := append([]githubapp.ClientMiddleware{PathGuardMiddleware,
+		retryMiddleware(c.opts.retry, c.opts.observer, newBasePaths(c.cfg), budget, c.opts.timeout)}, c.opts.middleware...)
+	opts := append(append([]githubapp.ClientOption{}, c.ccOpts...), githubapp.WithClientMiddleware(middleware...))
+	return githubapp.NewClientCreator(c.cfg.V3APIURL, c.cfg.V4APIURL, c.cfg.AppID, c.cfg.PrivateKey, opts...)
 }
 
 // Config returns the effective configuration (defaults applied), without
@@ -100,8 +114,14 @@ func (c *Client) AppClient() *github.Client { return c.app }
 // another host, or whose owner or name is not one safe URL path segment
 // (ErrUnsafePath), is refused before any request.
 func (c *Client) InstallationClient(ctx context.Context, repo queue.Repo) (*github.Client, error) {
+	_, gh, err := c.installation(ctx, repo)
+	return gh, err
+}
+
+// installation resolves repo's installation and returns its ID and client.
+func (c *Client) installation(ctx context.Context, repo queue.Repo) (int64, *github.Client, error) {
 	if err := c.checkHost(repo); err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	key := repoKey(repo)
 	c.mu.Lock()
@@ -112,16 +132,17 @@ func (c *Client) InstallationClient(ctx context.Context, repo queue.Repo) (*gith
 		inst, _, err := c.app.Apps.FindRepositoryInstallation(ctx, p.owner, p.name)
 		if err != nil {
 			if statusOf(err) == 404 {
-				return nil, fmt.Errorf("failed to find the installation for %s: %w: %w", repo.FullName(), ErrNotInstalled, err)
+				return 0, nil, fmt.Errorf("failed to find the installation for %s: %w: %w", repo.FullName(), ErrNotInstalled, err)
 			}
-			return nil, wrap("find the installation for "+repo.FullName(), err)
+			return 0, nil, wrap("find the installation for "+repo.FullName(), err)
 		}
 		id = inst.GetID()
 		c.mu.Lock()
 		c.installations[key] = id
 		c.mu.Unlock()
 	}
-	return c.installationClient(id)
+	gh, err := c.installationClient(id)
+	return id, gh, err
 }
 
 func (c *Client) installationClient(id int64) (*github.Client, error) {
@@ -130,7 +151,7 @@ func (c *Client) installationClient(id int64) (*github.Client, error) {
 	if gh, ok := c.clients[id]; ok {
 		return gh, nil
 	}
-	gh, err := c.creator.NewInstallationClient(id)
+	gh, err := c.newCreator(c.budgetLocked(id)).NewInstallationClient(id)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create client for installation %d: %w", id, err)
 	}

@@ -18,6 +18,7 @@ func (c *Client) UpsertComment(ctx context.Context, repo queue.Repo, number int,
 	if err != nil {
 		return 0, fmt.Errorf("failed to comment on #%d of %s: %w", number, repo.FullName(), err)
 	}
+	ctx = WithWriteClass(ctx, ClassSurface)
 	p := escapedRepo(repo)
 	if id != 0 {
 		_, _, err := gh.Issues.EditComment(ctx, p.owner, p.name, id, &github.IssueComment{Body: github.String(body)})
@@ -43,6 +44,7 @@ func (c *Client) AddReaction(ctx context.Context, repo queue.Repo, commentID int
 	if err != nil {
 		return fmt.Errorf("failed to %s: %w", what, err)
 	}
+	ctx = WithWriteClass(ctx, ClassSurface)
 	p := escapedRepo(repo)
 	if _, _, err := gh.Reactions.CreateIssueCommentReaction(ctx, p.owner, p.name, commentID, content); err != nil {
 		return c.fail(repo, what, err)

@@ -18,8 +18,9 @@ const (
 	DefaultWebURL    = "https://github.com"
 	DefaultHost      = "github.com"
 	DefaultUserAgent = "mergequeue-bot"
-	// DefaultHTTPTimeout bounds one call including its retries and a
-	// rate-limit wait.
+	// DefaultHTTPTimeout bounds each try of a call, from sending it to the
+	// end of its answer's body; waits for budget and rate-limit pauses are
+	// not counted.
 	DefaultHTTPTimeout = 2 * time.Minute
 )
 
@@ -83,6 +84,8 @@ type options struct {
 	now        func() time.Time
 	timeout    time.Duration
 	observer   Observer
+	budget     Budget
+	clock      Clock
 }
 
 func defaultOptions() options {
@@ -90,6 +93,8 @@ func defaultOptions() options {
 		retry:   DefaultRetryPolicy(),
 		now:     time.Now,
 		timeout: DefaultHTTPTimeout,
+		budget:  DefaultBudget(),
+		clock:   realClock{},
 	}
 }
 
@@ -117,8 +122,9 @@ func WithClock(now func() time.Time) Option {
 	return func(o *options) { o.now = now }
 }
 
-// WithHTTPTimeout bounds each call, retries and rate-limit waits included
-// (default DefaultHTTPTimeout; 0 disables the bound).
+// WithHTTPTimeout bounds each try of a call, to the end of its answer's
+// body (default DefaultHTTPTimeout; 0 disables the bound). Waits for
+// budget and rate-limit pauses are bounded by the caller's context only.
 func WithHTTPTimeout(d time.Duration) Option {
 	return func(o *options) { o.timeout = d }
 }

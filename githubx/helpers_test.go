@@ -123,13 +123,16 @@ func (s *sleeps) all() []time.Duration {
 
 var testNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// client returns a Client talking to f whose retries record their sleeps.
+// client returns a Client talking to f whose retries and rate-limit
+// pauses record their waits (without waiting: the budget's clock moves
+// forward by each pause).
 func (f *fakeAPI) client(opts ...Option) (*Client, *sleeps) {
 	f.t.Helper()
 	sl := &sleeps{}
 	base := []Option{
 		WithRetryPolicy(RetryPolicy{Sleep: sl.sleep, Now: func() time.Time { return testNow }, Jitter: func() float64 { return 0.5 }}),
 		WithClock(func() time.Time { return testNow }),
+		WithBudgetClock(&autoClock{now: testNow, sl: sl}),
 	}
 	c, err := New(Config{
 		V3APIURL:   f.srv.URL + "/",

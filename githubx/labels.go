@@ -18,6 +18,7 @@ func (c *Client) AddLabel(ctx context.Context, repo queue.Repo, number int, labe
 	if err != nil {
 		return fmt.Errorf("failed to %s: %w", what, err)
 	}
+	ctx = WithWriteClass(ctx, ClassSurface)
 	p := escapedRepo(repo)
 	if _, _, err := gh.Issues.AddLabelsToIssue(ctx, p.owner, p.name, number, []string{label}); err != nil {
 		return c.fail(repo, what, err)
@@ -37,6 +38,7 @@ func (c *Client) RemoveLabel(ctx context.Context, repo queue.Repo, number int, l
 	if err != nil {
 		return fmt.Errorf("failed to %s: %w", what, err)
 	}
+	ctx = WithWriteClass(ctx, ClassSurface)
 	p := escapedRepo(repo)
 	if _, err := gh.Issues.RemoveLabelForIssue(ctx, p.owner, p.name, number, escLabel); err != nil {
 		if StatusCode(err) == 404 {
@@ -54,6 +56,7 @@ func (c *Client) ListLabels(ctx context.Context, repo queue.Repo, number int) ([
 	if err != nil {
 		return nil, fmt.Errorf("failed to %s: %w", what, err)
 	}
+	ctx = WithWriteClass(ctx, ClassSurface)
 	p := escapedRepo(repo)
 	opts := &github.ListOptions{PerPage: perPage}
 	var out []string

@@ -21,6 +21,7 @@ func (c *Client) FindComment(ctx context.Context, repo queue.Repo, number int, m
 	if err != nil {
 		return 0, fmt.Errorf("failed to %s: %w", what, err)
 	}
+	ctx = WithWriteClass(ctx, ClassSurface)
 	p := escapedRepo(repo)
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: perPage}}
 	if !since.IsZero() {
@@ -55,6 +56,7 @@ func (c *Client) FindCheckRun(ctx context.Context, repo queue.Repo, sha, name, e
 	if err != nil {
 		return 0, fmt.Errorf("failed to %s: %w", what, err)
 	}
+	ctx = WithWriteClass(ctx, ClassSurface)
 	p := escapedRepo(repo)
 	opts := &github.ListCheckRunsOptions{CheckName: github.String(name), Filter: github.String("all"),
 		ListOptions: github.ListOptions{PerPage: perPage}}
@@ -89,6 +91,7 @@ func (c *Client) ListBranches(ctx context.Context, repo queue.Repo, prefix strin
 	if err != nil {
 		return nil, fmt.Errorf("failed to %s: %w", what, err)
 	}
+	ctx = WithWriteClass(ctx, ClassSurface)
 	p := escapedRepo(repo)
 	opts := &github.ReferenceListOptions{Ref: "heads/" + prefix, ListOptions: github.ListOptions{PerPage: perPage}}
 	var out []string

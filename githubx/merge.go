@@ -38,6 +38,7 @@ func (c *Client) MergePullRequest(ctx context.Context, repo queue.Repo, number i
 	if err != nil {
 		return "", fmt.Errorf("failed to %s: %w", what, err)
 	}
+	ctx = WithWriteClass(ctx, ClassMerge)
 	p := escapedRepo(repo)
 	res, _, err := gh.PullRequests.Merge(ctx, p.owner, p.name, number, "", &github.PullRequestOptions{
 		CommitTitle: req.Title,

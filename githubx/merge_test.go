@@ -3,7 +3,6 @@ package githubx
 import (
 	"errors"
 	"net/http"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -42,7 +41,6 @@ func TestMergePullRequest(t *testing.T) {
 
 func TestMergePullRequestErrors(t *testing.T) {
 	t.Parallel()
-	farReset := strconv.FormatInt(testNow.Add(time.Hour).Unix(), 10)
 	tests := []struct {
 		name     string
 		status   int
@@ -61,12 +59,6 @@ func TestMergePullRequestErrors(t *testing.T) {
 		{name: "404 PR gone", status: 404, message: "Not Found", wantIs: queue.ErrPRNotFound, wantReqs: 1},
 		{name: "500 not retried", status: 500, message: "Server Error", wantIs: queue.ErrTransient, wantReqs: 1},
 		{name: "502 not retried", status: 502, message: "", wantIs: queue.ErrTransient, wantReqs: 1},
-		{name: "403 primary rate limit beyond the cap", status: 403, message: "API rate limit exceeded",
-			headers: map[string]string{"X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": farReset}, wantIs: queue.ErrTransient, wantReqs: 1},
-		{name: "403 secondary rate limit", status: 403, message: "You have exceeded a secondary rate limit",
-			docURL: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits", wantIs: queue.ErrTransient, wantReqs: 1},
-		{name: "429 beyond the cap", status: 429, message: "Too Many Requests", headers: map[string]string{"Retry-After": "3600"}, wantIs: queue.ErrTransient, wantReqs: 1},
-		{name: "429 without headers", status: 429, message: "Too Many Requests", wantIs: queue.ErrTransient, wantReqs: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

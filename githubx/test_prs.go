@@ -19,6 +19,7 @@ func (c *Client) OpenDraftPR(ctx context.Context, repo queue.Repo, head, base, t
 	if err != nil {
 		return 0, fmt.Errorf("failed to %s: %w", what, err)
 	}
+	ctx = WithWriteClass(ctx, ClassSurface)
 	p := escapedRepo(repo)
 	pr, _, err := gh.PullRequests.Create(ctx, p.owner, p.name, &github.NewPullRequest{
 		Title: github.String(title), Head: github.String(head), Base: github.String(base),
@@ -47,6 +48,7 @@ func (c *Client) editPR(ctx context.Context, repo queue.Repo, number int, what s
 	if err != nil {
 		return fmt.Errorf("failed to %s: %w", what, err)
 	}
+	ctx = WithWriteClass(ctx, ClassSurface)
 	p := escapedRepo(repo)
 	if _, _, err := gh.PullRequests.Edit(ctx, p.owner, p.name, number, edit); err != nil {
 		return c.fail(repo, what, err)
@@ -62,6 +64,7 @@ func (c *Client) FindPRByHead(ctx context.Context, repo queue.Repo, head string)
 	if err != nil {
 		return 0, fmt.Errorf("failed to %s: %w", what, err)
 	}
+	ctx = WithWriteClass(ctx, ClassSurface)
 	p := escapedRepo(repo)
 	opts := &github.PullRequestListOptions{State: "all", Head: repo.Owner + ":" + head,
 		ListOptions: github.ListOptions{PerPage: perPage}}

@@ -95,25 +95,29 @@ func (p RetryPolicy) backoff(attempt int) time.Duration {
 // once after it, and never retries a write that failed with a 5xx or a
 // network error (its outcome is unknown; the caller must re-read state).
 // Each client built with it (one per installation) gets its own write
-// spacing.
+// spacing. (A Client's installation clients do more: see Budget.)
 func RetryMiddleware(p RetryPolicy) githubapp.ClientMiddleware {
-	return retryMiddleware(p, nil, basePaths{})
+	return retryMiddleware(p, nil, basePaths{}, nil, 0)
 }
 
 // retryMiddleware is RetryMiddleware reporting every attempt to obs (nil:
-// none), its path templated relative to base.
-func retryMiddleware(p RetryPolicy, obs Observer, base basePaths) githubapp.ClientMiddleware {
+// none), its path templated relative to base, each try bounded by timeout
+// (0: none). With a budget (one installation's), requests wait for it and
+// rate limits pause the installation instead (budgetedRoundTrip).
+func retryMiddleware(p RetryPolicy, obs Observer, base basePaths, budget *scheduler, timeout time.Duration) githubapp.ClientMiddleware {
 	p = p.withDefaults()
 	return func(next http.RoundTripper) http.RoundTripper {
-		return &retryTransport{next: next, p: p, obs: obs, base: base}
+		return &retryTransport{next: next, p: p, obs: obs, base: base, budget: budget, timeout: timeout}
 	}
 }
 
 type retryTransport struct {
-	next http.RoundTripper
-	p    RetryPolicy
-	obs  Observer
-	base basePaths
+	next    http.RoundTripper
+	p       RetryPolicy
+	obs     Observer
+	base    basePaths
+	budget  *scheduler    // nil: no budget (the App's own client)
+	timeout time.Duration // bounds each try; 0: none
 
 	mu        sync.Mutex
 	nextWrite time.Time
@@ -121,14 +125,17 @@ type retryTransport struct {
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	idempotent := isIdempotent(req.Method)
-	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
-	if !idempotent {
+	if !isIdempotent(req.Method) {
 		if err := t.spaceWrite(ctx); err != nil {
 			closeBody(req)
 			return nil, err
 		}
 	}
+	if t.budget != nil {
+		return t.budgetedRoundTrip(req)
+	}
+	idempotent := isIdempotent(req.Method)
+	replayable := isReplayable(req)
 	waitedForLimit := false
 	for attempt := 1; ; attempt++ {
 		r := req
@@ -138,28 +145,32 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, err
 			}
 		}
-		start := time.Now()
-		resp, err := t.next.RoundTrip(r)
-		took := time.Since(start)
+		try := attempt
+		if waitedForLimit {
+			try++
+		}
+		resp, took, cancel, err := t.send(r)
 		if err != nil {
+			cancel()
 			if idempotent && replayable && attempt < t.p.MaxAttempts && retryableError(ctx, err) {
-				t.observe(req, nil, took, attempt, waitedForLimit, RetryNetworkError)
+				t.observe(req, nil, took, try, RetryNetworkError)
 				if serr := t.p.Sleep(ctx, t.p.backoff(attempt)); serr != nil {
 					return nil, err
 				}
 				continue
 			}
-			t.observe(req, nil, took, attempt, waitedForLimit, "")
+			t.observe(req, nil, took, try, "")
 			return nil, err
 		}
 		if isRateLimited(resp) {
 			wait, known := t.rateLimitWait(resp)
 			if waitedForLimit || !known || wait > t.p.MaxRateLimitWait || !replayable {
-				t.observe(req, resp, took, attempt, waitedForLimit, "")
-				return resp, nil
+				t.observe(req, resp, took, try, "")
+				return withCancel(resp, cancel), nil
 			}
-			t.observe(req, resp, took, attempt, waitedForLimit, RetryRateLimit)
+			t.observe(req, resp, took, try, RetryRateLimit)
 			discard(resp)
+			cancel()
 			if err := t.p.Sleep(ctx, wait); err != nil {
 				return nil, err
 			}
@@ -168,28 +179,38 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			continue
 		}
 		if resp.StatusCode >= 500 && idempotent && replayable && attempt < t.p.MaxAttempts {
-			t.observe(req, resp, took, attempt, waitedForLimit, RetryServerError)
+			t.observe(req, resp, took, try, RetryServerError)
 			discard(resp)
+			cancel()
 			if err := t.p.Sleep(ctx, t.p.backoff(attempt)); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		t.observe(req, resp, took, attempt, waitedForLimit, "")
-		return resp, nil
+		t.observe(req, resp, took, try, "")
+		return withCancel(resp, cancel), nil
 	}
 }
 
-// observe reports one attempt to the observer, if any. A try after a
-// rate-limit wait counts as a retry.
-func (t *retryTransport) observe(req *http.Request, resp *http.Response, took time.Duration, attempt int, waited bool, retry string) {
+// send makes one try, bounded by the transport's timeout from here to the
+// end of the response body: the returned cancel ends that bound and must
+// be called once the body is done with (withCancel hands it to the body).
+func (t *retryTransport) send(r *http.Request) (*http.Response, time.Duration, context.CancelFunc, error) {
+	ctx, cancel := context.WithCancel(r.Context())
+	if t.timeout > 0 {
+		ctx, cancel = context.WithTimeout(r.Context(), t.timeout)
+	}
+	start := time.Now()
+	resp, err := t.next.RoundTrip(r.WithContext(ctx))
+	return resp, time.Since(start), cancel, err
+}
+
+// observe reports one try to the observer, if any.
+func (t *retryTransport) observe(req *http.Request, resp *http.Response, took time.Duration, try int, retry string) {
 	if t.obs == nil {
 		return
 	}
-	if waited {
-		attempt++
-	}
-	c := Call{Method: req.Method, Endpoint: t.base.endpointOf(req.URL), Duration: took, Attempt: attempt, Retry: retry,
+	c := Call{Method: req.Method, Endpoint: t.base.endpointOf(req.URL), Duration: took, Attempt: try, Retry: retry,
 		RateLimit: rateLimitOf(resp)}
 	if resp != nil {
 		c.Status = resp.StatusCode
@@ -266,6 +287,11 @@ func retryableError(ctx context.Context, err error) bool {
 	return true
 }
 
+// isReplayable reports whether req's body can be sent again.
+func isReplayable(req *http.Request) bool {
+	return req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+}
+
 // replay clones req with a fresh body for another try.
 func replay(req *http.Request) (*http.Request, error) {
 	r := req.Clone(req.Context())
@@ -290,6 +316,24 @@ func closeBody(req *http.Request) {
 func discard(resp *http.Response) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	_ = resp.Body.Close()
+}
+
+// withCancel makes closing resp's body call cancel (the bound of its try).
+func withCancel(resp *http.Response, cancel context.CancelFunc) *http.Response {
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp
+}
+
+// cancelBody is a response body whose Close also ends its try's context.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

@@ -77,7 +77,8 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	gh, err := githubx.New(githubx.Config{
 		V3APIURL: cfg.GitHub.V3APIURL, V4APIURL: cfg.GitHub.V4APIURL, WebURL: cfg.GitHub.WebURL,
 		AppID: cfg.GitHub.App.IntegrationID, PrivateKey: cfg.PrivateKeyPEM(), Host: cfg.GitHub.Host,
-	}, append([]githubx.Option{githubx.WithObserver(m.github)}, opts.GitHubOptions...)...)
+	}, append([]githubx.Option{githubx.WithObserver(m.github), githubx.WithBudget(cfg.GitHub.Budget.Budget())},
+		opts.GitHubOptions...)...)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create the GitHub client: %w", err)
 	}

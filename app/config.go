@@ -95,6 +95,8 @@ type GitHubConfig struct {
 	Host string `yaml:"host"`
 	// BotLogin is the App's user login; empty = "<slug>[bot]" (see BotLoginFor).
 	BotLogin string `yaml:"bot_login"`
+	// Budget is each installation's share of GitHub's rate limits.
+	Budget GitHubBudget `yaml:"budget"`
 }
 
 // AppCredentials identify and authenticate the GitHub App. Exactly one of
@@ -299,6 +301,7 @@ func (c *Config) applyDefaults() {
 			c.GitHub.Host = strings.ToLower(u.Hostname())
 		}
 	}
+	c.GitHub.Budget.applyDefaults()
 	def(&c.Database.Driver, DefaultDatabaseDriver)
 	def(&c.Database.Path, DefaultDatabasePath)
 	def(&c.Commands.Prefix, DefaultCommandPrefix)
@@ -420,6 +423,9 @@ func (c *Config) Validate() error {
 	errs = appendURLErr(errs, "github.v4_api_url", c.GitHub.V4APIURL)
 	if err := queue.ValidateHost(c.GitHub.Host); err != nil {
 		errs = append(errs, renameField(err, "github.host"))
+	}
+	if err := c.GitHub.Budget.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	app := c.GitHub.App
 	if app.IntegrationID <= 0 {

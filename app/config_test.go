@@ -82,6 +82,9 @@ func TestLoadConfigDefaults(t *testing.T) {
 		GitHub: GitHubConfig{
 			WebURL: DefaultGitHubWebURL, V3APIURL: DefaultGitHubV3APIURL, V4APIURL: DefaultGitHubV4APIURL,
 			Host: "github.com",
+			// GitHub's documented secondary limits.
+			Budget: GitHubBudget{ConcurrentRequests: 100, PointsPerMinute: 900, WritesPerMinute: 80, WritesPerHour: 500,
+				Minute: time.Minute, Hour: time.Hour, MaxPause: 15 * time.Minute},
 		},
 		Database: DatabaseConfig{Driver: "sqlite", Path: "mq.db"},
 		Commands: CommandsConfig{Prefix: "/mq"}, TestPRs: TestPRsConfig{TitleTemplate: "merge queue: {{.PRs}}"},
@@ -294,6 +297,9 @@ func TestValidate(t *testing.T) {
 			c.Notifications = []NotificationTarget{{URL: "https://x.example", Kind: NotifySlack}}
 		}, nil},
 		{"custom test PR title", func(c *Config) { c.TestPRs.TitleTemplate = "[mq {{.Branch}}] {{.PRs}}" }, nil},
+		{"scaled-down budget", func(c *Config) { c.GitHub.Budget = GitHubBudget{WritesPerMinute: 30, Minute: time.Second} }, nil},
+		{"negative budget", func(c *Config) { c.GitHub.Budget.WritesPerHour, c.GitHub.Budget.Minute = -1, -time.Second },
+			[]string{"github.budget: invalid GitHub budget: writes per hour must not be negative", "minute must not be negative"}},
 		{"test PR title that does not parse", func(c *Config) { c.TestPRs.TitleTemplate = "{{.PRs" },
 			[]string{"test_prs.title_template: invalid test PR title template"}},
 		{"test PR title of the bare branch name", func(c *Config) { c.TestPRs.TitleTemplate = "{{.TestBranch}}" },

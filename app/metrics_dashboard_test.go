@@ -48,6 +48,9 @@ func TestGrafanaDashboardQueriesExistingMetrics(t *testing.T) {
 	mt := m.app.metrics
 	mt.github.ObserveGitHubCall(githubx.Call{Method: "GET", Endpoint: "/app", Status: 502, Retry: githubx.RetryServerError,
 		RateLimit: githubx.RateLimit{Known: true, Resource: "core", Remaining: 1, Limit: 2}})
+	mt.github.ObserveBudgetWait(githubx.BudgetWait{Class: githubx.ClassSurface, Write: true, Waited: time.Second, Reason: githubx.WaitWrites})
+	mt.github.ObserveBudgetUse(githubx.BudgetUse{Points: 5, WritesPerMinute: 1, WritesPerHour: 1, Budget: githubx.DefaultBudget()})
+	mt.github.ObserveLimitPause(githubx.LimitPause{Kind: githubx.LimitSecondary, Status: 403, Pause: time.Minute, Strikes: 1})
 	mt.reconciler.ReconcileWriteFailed(true)
 	mt.outbox.NotificationAttempted(0, "webhook", "delivered")
 	mt.inbox.DeliveryProcessed("ping", "done", time.Millisecond, time.Second)

@@ -7,16 +7,21 @@ import (
 )
 
 // githubMetrics count the calls made to GitHub, each attempt apart, by
-// endpoint template (githubx.Endpoint: no owner, name or number in it).
+// endpoint template (githubx.Endpoint: no owner, name or number in it),
+// and the budget the installations spend (budgetMetrics).
 type githubMetrics struct {
 	requests  *prometheus.CounterVec
 	duration  *prometheus.HistogramVec
 	retries   *prometheus.CounterVec
 	remaining *prometheus.GaugeVec
 	limit     *prometheus.GaugeVec
+	budget    *budgetMetrics
 }
 
-var _ githubx.Observer = (*githubMetrics)(nil)
+var (
+	_ githubx.Observer       = (*githubMetrics)(nil)
+	_ githubx.BudgetObserver = (*githubMetrics)(nil)
+)
 
 func newGitHubMetrics() *githubMetrics {
 	return &githubMetrics{
@@ -41,12 +46,23 @@ func newGitHubMetrics() *githubMetrics {
 			Name: "mq_github_rate_limit_limit",
 			Help: "Size of the rate-limit window, as GitHub last reported it, by resource.",
 		}, []string{"resource"}),
+		budget: newBudgetMetrics(),
 	}
 }
 
 func (m *githubMetrics) register(r *prometheus.Registry) {
 	r.MustRegister(m.requests, m.duration, m.retries, m.remaining, m.limit)
+	m.budget.register(r)
 }
+
+// ObserveBudgetWait records one grant of budget.
+func (m *githubMetrics) ObserveBudgetWait(w githubx.BudgetWait) { m.budget.observeWait(w) }
+
+// ObserveBudgetUse records what an installation's windows hold.
+func (m *githubMetrics) ObserveBudgetUse(u githubx.BudgetUse) { m.budget.observeUse(u) }
+
+// ObserveLimitPause records a rate-limit refusal and its pause.
+func (m *githubMetrics) ObserveLimitPause(p githubx.LimitPause) { m.budget.observePause(p) }
 
 // ObserveGitHubCall records one try.
 func (m *githubMetrics) ObserveGitHubCall(c githubx.Call) {

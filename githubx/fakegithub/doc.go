@@ -22,6 +22,11 @@
 //     automatic or held completion.
 //   - Every call is counted by route pattern and faults (5xx, rate limits,
 //     "applied then failed") can be injected per method and path.
+//   - GitHub's secondary rate limits can be enforced on each installation,
+//     scaled down for tests (Options.Limits, SecondaryLimits): a request
+//     over a limit is refused in GitHub's shape and applied not at all, and
+//     the windows the refusals announced, and any request that arrived
+//     inside one, are recorded (LimitReport).
 //   - One GitHub App at a time is installed on every repository: the one New
 //     creates, or the last one created through the manifest flow (POST
 //     /settings/apps/new, then POST /app-manifests/{code}/conversions), which

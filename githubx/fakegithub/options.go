@@ -44,6 +44,10 @@ type Options struct {
 
 	// CI configures the simulated CI.
 	CI CIOptions
+
+	// Limits, if set, are the secondary rate limits enforced on each
+	// installation (see SecondaryLimits; SetSecondaryLimits changes them).
+	Limits *SecondaryLimits
 }
 
 // CIOptions configure the simulated CI that runs on `mq-merge/**` branches.

@@ -41,6 +41,7 @@ type Server struct {
 	users        map[string]int64
 	commentRepo  map[int64]*repo
 	checkRunRepo map[int64]*repo
+	limits       *limiter // nil: no secondary limits enforced
 
 	idle      *idleTracker
 	hooks     *webhookQueue
@@ -69,6 +70,9 @@ func New(opts Options) (*Server, error) {
 		closed:         make(chan struct{}),
 	}
 	s.idSeq.Store(1000)
+	if opts.Limits != nil {
+		s.limits = newLimiter(*opts.Limits)
+	}
 	if s.installationID == 0 {
 		s.installationID = 1
 	}
@@ -253,7 +257,8 @@ func (s *Server) countCall(key string) {
 	s.mu.Unlock()
 }
 
-// ServeHTTP routes a request: count, authenticate, inject faults, handle.
+// ServeHTTP routes a request: count, authenticate, enforce the secondary
+// limits, inject faults, handle.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	if path == "/api/v3" || strings.HasPrefix(path, "/api/v3/") {
@@ -269,6 +274,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	actor, ok := s.authorize(w, r, rt.auth)
 	if !ok {
 		return
+	}
+	if l := s.limiterFor(r); l != nil && rt.auth == authToken {
+		refused, done := l.admit(r.Method, rt.key)
+		if refused != nil {
+			writeRefusal(w, refused) // nothing applied
+			return
+		}
+		defer done()
 	}
 	fault := s.takeFault(r.Method, path)
 	if fault != nil && !fault.ApplyThenFail {

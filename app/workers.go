@@ -3,11 +3,13 @@ package app
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/service"
 )
 
@@ -23,6 +25,9 @@ type Workers struct {
 	svc      syncer
 	interval time.Duration
 	now      func() time.Time
+	// timer waits d (tests record the waits); jitter is in [0, 1).
+	timer  func(d time.Duration) (<-chan time.Time, func() bool)
+	jitter func() float64
 
 	mu      sync.Mutex
 	ctx     context.Context
@@ -36,7 +41,34 @@ func NewWorkers(svc syncer, interval time.Duration, now func() time.Time) *Worke
 	if now == nil {
 		now = time.Now
 	}
-	return &Workers{svc: svc, interval: interval, now: now, wakes: map[int64]chan struct{}{}}
+	return &Workers{svc: svc, interval: interval, now: now, wakes: map[int64]chan struct{}{},
+		timer: func(d time.Duration) (<-chan time.Time, func() bool) {
+			t := time.NewTimer(d)
+			return t.C, t.Stop
+		},
+		jitter: rand.Float64}
+}
+
+// Backoff after a failed sync. A transient failure (GitHub answered a 5xx,
+// timed out, or could not be reached) is retried soon, so that one 502 does
+// not cost a merge the whole reconcile interval: 100 ms doubling to at most
+// 5 s, jittered into [d/2, d) so that the workers of many queues do not
+// retry in step. Any other failure (the store) backs off 2 s doubling up to
+// the interval. Waiting for GitHub's budget or a rate-limit pause happens
+// inside the sync and is no failure.
+const (
+	transientRetryBase = 100 * time.Millisecond
+	transientRetryMax  = 5 * time.Second
+)
+
+// retryWait is the wait after the failures-th failure in a row, err the
+// last one.
+func (w *Workers) retryWait(err error, failures int) time.Duration {
+	if errors.Is(err, queue.ErrTransient) {
+		d := min(transientRetryBase<<min(failures-1, 16), transientRetryMax)
+		return d/2 + time.Duration(w.jitter()*float64(d/2))
+	}
+	return min(time.Second<<min(failures, 6), w.interval)
 }
 
 // Start sets the context the workers run under; queues woken before Start
@@ -102,22 +134,22 @@ func (w *Workers) loop(ctx context.Context, queueID int64, wake chan struct{}) {
 		if err != nil {
 			failures++
 			log.Error().Err(err).Int("failures", failures).Msg("queue sync failed")
-			wait = min(time.Second<<min(failures, 6), w.interval)
+			wait = w.retryWait(err, failures)
 		} else {
 			failures = 0
 			if !next.IsZero() {
 				wait = min(wait, max(next.Sub(w.now()), 10*time.Millisecond))
 			}
 		}
-		timer := time.NewTimer(wait)
+		fired, stop := w.timer(wait)
 		select {
 		case <-ctx.Done():
-			timer.Stop()
+			stop()
 			return
 		case <-wake:
-		case <-timer.C:
+		case <-fired:
 		}
-		timer.Stop()
+		stop()
 	}
 }
 

@@ -2,11 +2,15 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/service"
 )
 
@@ -54,5 +58,56 @@ func waitUntil(t *testing.T, cond func() bool) {
 			t.Fatalf("condition not reached within %v", bound)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A transient sync failure (GitHub answered a 502) is retried after a
+// short jittered backoff, not after seconds growing to the reconcile
+// interval; other failures still back off to the interval.
+func TestWorkersRetryTransientFailuresSoon(t *testing.T) {
+	var calls atomic.Int32
+	errs := []error{
+		fmt.Errorf("failed to read head: %w", queue.ErrTransient),
+		fmt.Errorf("failed to merge: %w", queue.ErrTransient),
+		fmt.Errorf("failed to build: %w", queue.ErrTransient),
+		fmt.Errorf("failed to read head: %w", queue.ErrTransient),
+		errors.New("database is locked"),
+		errors.New("database is locked"),
+	}
+	w := NewWorkers(syncFunc(func(context.Context, int64) (time.Time, error) {
+		n := int(calls.Add(1))
+		if n <= len(errs) {
+			return time.Time{}, errs[n-1]
+		}
+		return time.Time{}, nil
+	}), 30*time.Second, nil)
+	var mu sync.Mutex
+	var waits []time.Duration
+	w.jitter = func() float64 { return 0.5 }
+	w.timer = func(d time.Duration) (<-chan time.Time, func() bool) {
+		mu.Lock()
+		waits = append(waits, d)
+		n := len(waits)
+		mu.Unlock()
+		fired := make(chan time.Time, 1)
+		if n <= len(errs) { // the waits after failures pass at once
+			fired <- time.Time{}
+		}
+		return fired, func() bool { return true }
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w.Start(ctx)
+	w.Wake(1)
+	waitUntil(t, func() bool { return calls.Load() > int32(len(errs)) })
+	cancel()
+	w.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	// Before: 2 s, 4 s, 8 s, 16 s, then the interval.
+	want := []time.Duration{75 * time.Millisecond, 150 * time.Millisecond, 300 * time.Millisecond, 600 * time.Millisecond,
+		30 * time.Second, 30 * time.Second, 30 * time.Second}
+	if !slices.Equal(waits, want) {
+		t.Fatalf("waits %v, want %v", waits, want)
 	}
 }

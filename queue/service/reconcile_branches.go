@@ -79,9 +79,14 @@ func (r *Reconciler) cleanBranches(ctx context.Context) error {
 			prefixes[folded] = append(prefixes[folded], p)
 		}
 	}
+	// A transient failure in one repository does not keep the others
+	// waiting: it is reported with the rest.
+	var errs []error
 	for folded, repo := range repos {
 		if err := r.cleanRecorded(ctx, repo); err != nil {
-			return err
+			if errs = append(errs, err); !errors.Is(err, queue.ErrTransient) {
+				return errors.Join(errs...)
+			}
 		}
 		r.mu.Lock()
 		last, ok := r.swept[folded]
@@ -90,13 +95,38 @@ func (r *Reconciler) cleanBranches(ctx context.Context) error {
 			continue
 		}
 		if err := r.sweep(ctx, repo, prefixes[folded]); err != nil {
-			return err
+			if errs = append(errs, err); !errors.Is(err, queue.ErrTransient) {
+				return errors.Join(errs...)
+			}
+			continue // swept again at the next pass
 		}
 		r.mu.Lock()
 		r.swept[folded] = r.now()
 		r.mu.Unlock()
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// deletions deletes branches one after the other; a transient failure
+// does not stop the others (up to maxTransientRun in a row), and is
+// reported with them. Any other error stops them.
+func (r *Reconciler) deletions(ctx context.Context, repo queue.Repo, names []string) error {
+	var errs []error
+	run := 0
+	for _, name := range names {
+		err := r.deleteBranch(ctx, repo, name)
+		if err == nil {
+			run = 0
+			continue
+		}
+		if errs = append(errs, err); !errors.Is(err, queue.ErrTransient) {
+			break
+		}
+		if run++; run >= maxTransientRun {
+			break
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // cleanRecorded deletes the recorded branches of a repository that no live
@@ -131,25 +161,32 @@ func (r *Reconciler) cleanRecorded(ctx context.Context, repo queue.Repo) error {
 	if !due {
 		return nil
 	}
-	if bd, ok := r.gh.(queue.BranchBatchDeleter); ok {
-		deleted, err := bd.DeleteBranches(ctx, repo, dead)
-		for _, name := range deleted {
-			if ferr := r.store.ForgetRef(ctx, repo, name); ferr != nil {
-				return ferr
-			}
-		}
-		if err != nil {
-			if errors.Is(err, queue.ErrTransient) {
-				return fmt.Errorf("failed to delete %d branches: %w", len(dead), err)
-			}
-			zerolog.Ctx(ctx).Warn().Err(err).Msg("failed to delete dead branches; will retry")
-		}
+	return r.deleteAll(ctx, repo, dead)
+}
+
+// deleteAll deletes branches and forgets their records: in one batch when
+// the port can (queue.BranchBatchDeleter), else one after the other
+// (deletions). A refusal other than a transient failure is logged and the
+// records kept, to try again at the next pass.
+func (r *Reconciler) deleteAll(ctx context.Context, repo queue.Repo, names []string) error {
+	if len(names) == 0 {
 		return nil
 	}
-	for _, name := range dead {
-		if err := r.deleteBranch(ctx, repo, name); err != nil {
-			return err
+	bd, ok := r.gh.(queue.BranchBatchDeleter)
+	if !ok {
+		return r.deletions(ctx, repo, names)
+	}
+	deleted, err := bd.DeleteBranches(ctx, repo, names)
+	for _, name := range deleted {
+		if ferr := r.store.ForgetRef(ctx, repo, name); ferr != nil {
+			return ferr
 		}
+	}
+	if err != nil {
+		if errors.Is(err, queue.ErrTransient) {
+			return fmt.Errorf("failed to delete %d branches: %w", len(names), err)
+		}
+		zerolog.Ctx(ctx).Warn().Err(err).Msg("failed to delete branches; will retry")
 	}
 	return nil
 }
@@ -236,16 +273,15 @@ func (r *Reconciler) sweep(ctx context.Context, repo queue.Repo, prefixes []stri
 	for _, ref := range refs {
 		recorded[ref.Name] = true
 	}
+	var orphans []string
 	for _, name := range names {
 		if recorded[name] || r.inflight.has(repo, name) {
 			continue
 		}
 		zerolog.Ctx(ctx).Info().Str("branch", name).Msg("deleting a branch no run owns")
-		if err := r.deleteBranch(ctx, repo, name); err != nil {
-			return err
-		}
+		orphans = append(orphans, name)
 	}
-	return nil
+	return r.deleteAll(ctx, repo, orphans)
 }
 
 // deleteBranch deletes a branch (a missing one is no error) and forgets its

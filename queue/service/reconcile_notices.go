@@ -15,19 +15,26 @@ import (
 // creation time, for clock skew between us and GitHub.
 const noticeLookBack = 10 * time.Minute
 
-// deliverDue delivers one batch of due notices and reports how many it
+// deliverDue delivers one batch of due notices (those that failed
+// transiently earlier in the pass left out) and reports how many it
 // handled.
 func (r *Reconciler) deliverDue(ctx context.Context) (int, error) {
-	due, err := r.store.DueNotices(ctx, r.now(), reconcileBatch)
+	due, err := r.store.DueNotices(ctx, r.now(), r.batchSize())
 	if err != nil {
 		return 0, err
 	}
+	handled := 0
 	for _, n := range due {
-		if err := r.notice(ctx, n); err != nil {
+		key := fmt.Sprintf("notice:%d", n.ID)
+		if r.skipped(key) || handled == reconcileBatch {
+			continue
+		}
+		handled++
+		if err := r.tried(key, r.notice(ctx, n)); err != nil {
 			return 0, err
 		}
 	}
-	return len(due), nil
+	return handled, nil
 }
 
 // notice delivers one notice and records it done, or backs it off.

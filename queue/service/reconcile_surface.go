@@ -14,19 +14,26 @@ import (
 	"github.com/mergequeue/mq/queue/crashpoint"
 )
 
-// surfacesDue reconciles one batch of due surfaces and reports how many it
+// surfacesDue reconciles one batch of due surfaces (those that failed
+// transiently earlier in the pass left out) and reports how many it
 // handled.
 func (r *Reconciler) surfacesDue(ctx context.Context) (int, error) {
-	due, err := r.store.DueSurfaces(ctx, r.now(), reconcileBatch)
+	due, err := r.store.DueSurfaces(ctx, r.now(), r.batchSize())
 	if err != nil {
 		return 0, err
 	}
+	n := 0
 	for _, sf := range due {
-		if err := r.surface(ctx, sf); err != nil {
+		key := "surface:" + sf.EntryID
+		if r.skipped(key) || n == reconcileBatch {
+			continue
+		}
+		n++
+		if err := r.tried(key, r.surface(ctx, sf)); err != nil {
 			return 0, err
 		}
 	}
-	return len(due), nil
+	return n, nil
 }
 
 // surface brings one entry's sticky comment, check run and state label up

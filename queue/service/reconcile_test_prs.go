@@ -61,19 +61,26 @@ func prNames(nums []int) string {
 	return fmt.Sprintf("%s (+%d)", queue.PRList(nums[:2]), len(nums)-2)
 }
 
-// testPRsDue brings one batch of due test PRs up to date and reports how
-// many it handled.
+// testPRsDue brings one batch of due test PRs up to date (those that failed
+// transiently earlier in the pass left out) and reports how many it
+// handled.
 func (r *Reconciler) testPRsDue(ctx context.Context) (int, error) {
-	due, err := r.store.DueRunSurfaces(ctx, r.now(), reconcileBatch)
+	due, err := r.store.DueRunSurfaces(ctx, r.now(), r.batchSize())
 	if err != nil {
 		return 0, err
 	}
+	n := 0
 	for _, rs := range due {
-		if err := r.testPR(ctx, rs); err != nil {
+		key := "run:" + rs.RunID
+		if r.skipped(key) || n == reconcileBatch {
+			continue
+		}
+		n++
+		if err := r.tried(key, r.testPR(ctx, rs)); err != nil {
 			return 0, err
 		}
 	}
-	return len(due), nil
+	return n, nil
 }
 
 // testPR opens a run's draft test PR while the run is open and its branch

@@ -47,8 +47,25 @@ type Reconciler struct {
 	outage int
 	// views caches, for one pass, each queue's positions and estimates.
 	views map[int64]map[string]engine.Estimate
-	obs   ReconcileObserver // see observer.go
+	// cut holds, for one pass, the transient failures so far: the rows they
+	// hit (not tried again in the pass; still due), and how many came in a
+	// row without a success.
+	cut passFailures
+	obs ReconcileObserver // see observer.go
 }
+
+// passFailures are the transient failures of one pass.
+type passFailures struct {
+	rows    map[string]bool
+	errs    []error
+	running int
+}
+
+// maxTransientRun is how many transient failures in a row, with no
+// success between them, end a pass: GitHub is failing as a whole, and
+// trying every other row would only add to its load. Fewer do not: the
+// other rows go on.
+const maxTransientRun = 5
 
 // Reconciliation bounds.
 const (
@@ -110,8 +127,11 @@ func (r *Reconciler) Run(ctx context.Context) {
 
 // Pass delivers every due notice, brings every due surface up to date and
 // deletes dead branches. It returns when the next retry is due (zero: only
-// when woken or at the next interval). A GitHub-wide failure ends the pass
-// early with an error; the work left stays due.
+// when woken or at the next interval). A transient failure (GitHub failing:
+// a 5xx, a timeout) leaves its row due and the pass goes on with the
+// others; the pass reports every such failure (joined) and is run again
+// after a backoff. Only maxTransientRun of them in a row, or a failure of
+// the store, end it early.
 func (r *Reconciler) Pass(ctx context.Context) (time.Time, error) {
 	start := r.now()
 	err := r.pass(ctx)
@@ -131,6 +151,14 @@ func (r *Reconciler) Pass(ctx context.Context) (time.Time, error) {
 
 func (r *Reconciler) pass(ctx context.Context) error {
 	r.views = map[int64]map[string]engine.Estimate{}
+	r.cut = passFailures{rows: map[string]bool{}}
+	err := r.passSteps(ctx)
+	return errors.Join(append(r.cut.errs, err)...)
+}
+
+// passSteps runs the steps of a pass; an error ends it (transient failures
+// gather in r.cut instead, until too many come in a row).
+func (r *Reconciler) passSteps(ctx context.Context) error {
 	if err := r.drain(ctx, r.deliverDue); err != nil {
 		return err
 	}
@@ -156,6 +184,37 @@ func (r *Reconciler) drain(ctx context.Context, batch func(context.Context) (int
 	}
 }
 
+// errTooManyTransient ends a pass after maxTransientRun transient failures
+// in a row.
+var errTooManyTransient = fmt.Errorf("%d GitHub failures in a row: %w", maxTransientRun, queue.ErrTransient)
+
+// tried records the outcome of one row of a pass (key names it): a
+// transient failure is kept for the pass's report and the row skipped for
+// the rest of the pass; nil is returned unless the failure is not
+// transient (the pass ends) or too many came in a row.
+func (r *Reconciler) tried(key string, err error) error {
+	if err == nil {
+		r.cut.running = 0
+		return nil
+	}
+	if !errors.Is(err, queue.ErrTransient) {
+		return err
+	}
+	r.cut.rows[key] = true
+	r.cut.errs = append(r.cut.errs, err)
+	if r.cut.running++; r.cut.running >= maxTransientRun {
+		return errTooManyTransient
+	}
+	return nil
+}
+
+// skipped reports whether a row failed transiently earlier in the pass.
+func (r *Reconciler) skipped(key string) bool { return r.cut.rows[key] }
+
+// batchSize is how many due rows to read for one batch: a batch's worth
+// beyond those the pass skips.
+func (r *Reconciler) batchSize() int { return reconcileBatch + len(r.cut.rows) }
+
 // nextDue is the earliest retry among surfaces and notices waiting on a
 // backoff (zero if none).
 func (r *Reconciler) nextDue(ctx context.Context) time.Time {
@@ -179,9 +238,10 @@ func retryDelay(n int) time.Duration {
 }
 
 // failed handles a failed attempt on a row. A transient failure (GitHub
-// failing as a whole) is returned, to end the pass; the row stays due and
-// the pass backs off. Any other failure backs the row off and, after
-// maxSurfaceAttempts, gives it up: failed reports whether it did.
+// failing) is returned, for the pass to report; the row stays due and is
+// tried again at the next pass, which backs off. Any other failure backs
+// the row off and, after maxSurfaceAttempts, gives it up: failed reports
+// whether it did.
 func (r *Reconciler) failed(ctx context.Context, what string, attempts *int, next *time.Time, lastErr *string, err error) (bool, error) {
 	if errors.Is(err, queue.ErrTransient) {
 		return false, fmt.Errorf("failed to %s: %w", what, err)

@@ -1,0 +1,98 @@
+package service_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// A transient failure on one PR's surface (one 502) does not end the pass:
+// the other PRs' surfaces are written in the same pass, and the pass
+// reports the failure. The failed surface stays due, with no attempt
+// counted against it, and is written at the next pass.
+func TestReconcilerGoesOnAfterATransientFailure(t *testing.T) {
+	t.Parallel()
+	w := newRecWorld(t, func(s *queue.Settings) { s.StatusCheckEnabled = false })
+	var es []*queue.Entry
+	for n := 1; n <= 4; n++ {
+		es = append(es, w.set(n, fmt.Sprintf("head%d", n), queue.StatePending, queue.ReasonAdmitted))
+	}
+	w.gh.fail["UpsertComment"] = []error{errBadGateway}
+	if err := w.pass(); !errors.Is(err, queue.ErrTransient) {
+		t.Fatalf("pass = %v, want the transient failure reported", err)
+	}
+	written, failed := 0, 0
+	for _, e := range es {
+		sf := w.surface(e)
+		switch {
+		case !sf.Due() && len(w.gh.commentsOn(e.PRNumber)) == 1:
+			written++
+		case sf.Due() && sf.Attempts == 0 && len(w.gh.commentsOn(e.PRNumber)) == 0:
+			failed++
+		default:
+			t.Errorf("#%d: surface %+v, comments %q", e.PRNumber, sf, w.gh.commentsOn(e.PRNumber))
+		}
+	}
+	if written != 3 || failed != 1 {
+		t.Fatalf("%d surfaces written and %d failed in the pass, want 3 and 1", written, failed)
+	}
+	w.mustPass()
+	for _, e := range es {
+		if sf := w.surface(e); sf.Due() || len(w.gh.commentsOn(e.PRNumber)) != 1 {
+			t.Errorf("#%d after the next pass: %+v", e.PRNumber, sf)
+		}
+	}
+}
+
+// A branch GitHub fails to delete (a 502) does not keep the others: they
+// are deleted and forgotten in the same pass; the failed one stays
+// recorded and is deleted at the next pass.
+func TestReconcilerDeletesTheOtherBranchesAfterATransientFailure(t *testing.T) {
+	t.Parallel()
+	w := newRecWorld(t, nil)
+	repo := opsKey.Repo
+	names := []string{"mq-merge/pr-1/a", "mq-merge/pr-2/b", "mq-merge/pr-3/c"}
+	for _, b := range names {
+		w.gh.branches[b] = true
+		if err := w.store.RecordRef(w.ctx, queue.Ref{Repo: repo, Name: b, QueueID: w.q.ID, CreatedAt: w.now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.gh.fail["DeleteBranch"] = []error{errBadGateway}
+	if err := w.pass(); !errors.Is(err, queue.ErrTransient) {
+		t.Fatalf("pass = %v, want the transient failure reported", err)
+	}
+	left, _ := w.gh.ListBranches(w.ctx, repo, "mq-")
+	refs, _ := w.store.ListRefs(w.ctx, repo)
+	if len(left) != 1 || len(refs) != 1 || refs[0].Name != left[0] {
+		t.Fatalf("after the pass: branches %v, records %+v; want one left, still recorded", left, refs)
+	}
+	w.mustPass()
+	left, _ = w.gh.ListBranches(w.ctx, repo, "mq-")
+	if refs, _ = w.store.ListRefs(w.ctx, repo); len(left) != 0 || len(refs) != 0 {
+		t.Fatalf("after the next pass: branches %v, records %+v", left, refs)
+	}
+}
+
+// GitHub failing as a whole (every write a 502) ends the pass after a few
+// failures in a row rather than trying every due row.
+func TestReconcilerStopsWhenGitHubFailsAsAWhole(t *testing.T) {
+	t.Parallel()
+	w := newRecWorld(t, func(s *queue.Settings) { s.StatusCheckEnabled = false })
+	for n := 1; n <= 20; n++ {
+		w.set(n, fmt.Sprintf("head%d", n), queue.StatePending, queue.ReasonAdmitted)
+	}
+	for range 20 {
+		w.gh.fail["UpsertComment"] = append(w.gh.fail["UpsertComment"], errBadGateway)
+	}
+	err := w.pass()
+	if !errors.Is(err, queue.ErrTransient) || !strings.Contains(err.Error(), "in a row") {
+		t.Fatalf("pass = %v, want it cut short", err)
+	}
+	if got := w.gh.count("UpsertComment"); got != 5 {
+		t.Fatalf("%d comment writes tried, want 5", got)
+	}
+}

@@ -72,3 +72,10 @@ func (c *Client) ReserveWrite(ctx context.Context, repo queue.Repo, class WriteC
 	}
 	return context.WithValue(ctx, reservationKey{}, r), release, nil
 }
+
+var _ queue.WriteReserver = (*Client)(nil)
+
+// ReserveSurfaceWrite is ReserveWrite in ClassSurface (queue.WriteReserver).
+func (c *Client) ReserveSurfaceWrite(ctx context.Context, repo queue.Repo) (context.Context, func(), error) {
+	return c.ReserveWrite(ctx, repo, ClassSurface)
+}

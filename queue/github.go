@@ -203,6 +203,17 @@ type FileDiffer interface {
 	DiffFiles(ctx context.Context, repo Repo, base, head string) (map[string]string, bool, error)
 }
 
+// WriteReserver is the optional part of the GitHub port that budgets its
+// writes: a caller waits for the budget of a write before composing it, so
+// that only the newest state is written when writes are scarce.
+type WriteReserver interface {
+	// ReserveSurfaceWrite waits until one write of a PR surface (comment,
+	// check run, label) to repo may be sent; the first write made with the
+	// returned context uses the reservation. release gives it back when
+	// nothing was written; call it in every case.
+	ReserveSurfaceWrite(ctx context.Context, repo Repo) (context.Context, func(), error)
+}
+
 // ErrRunNotConfirmed: GitHub did not confirm a forked workflow run as a
 // credential (unknown run, finished run, another head SHA, or not the own
 // pull_request run of a PR from a fork).

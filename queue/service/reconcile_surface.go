@@ -52,12 +52,20 @@ func (r *Reconciler) surface(ctx context.Context, sf queue.Surface) error {
 	}
 	log := zerolog.Ctx(ctx).With().Str("queue", q.Key.String()).Int("pr", e.PRNumber).Logger()
 	ctx = log.WithContext(ctx)
-	serving := sf.Want
 	v, err := r.view(ctx, q, e)
 	if err != nil {
 		return err
 	}
-	if err := r.writeSurface(ctx, q, e, v, &sf); err != nil {
+	wctx, release, err := r.waitToWrite(ctx, &q, &e, &v, &sf)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if e == nil {
+		return nil // deleted while waiting, or the wait failed (recorded)
+	}
+	serving := sf.Want
+	if err := r.writeSurface(wctx, q, e, v, &sf); err != nil {
 		giveUp, err := r.failed(ctx, fmt.Sprintf("update the PR surfaces of #%d", e.PRNumber),
 			&sf.Attempts, &sf.NextAttemptAt, &sf.LastError, err)
 		if err != nil {

@@ -39,6 +39,10 @@ type SecondaryLimits struct {
 	// TooManyRequestsEvery makes every n-th refusal a 429 instead of a 403
 	// (0: always 403).
 	TooManyRequestsEvery int
+	// UndisclosedEvery refuses every n-th write the counts allow, as GitHub
+	// may "for undisclosed reasons" (0: never); its window's Limit is
+	// "undisclosed".
+	UndisclosedEvery int
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -52,7 +56,7 @@ type LimitWindow struct {
 	Status     int
 	RetryAfter time.Duration
 	// Limit is what was exceeded: "concurrent", "points_per_minute",
-	// "writes_per_minute", "writes_per_hour".
+	// "writes_per_minute", "writes_per_hour", or "undisclosed".
 	Limit string
 }
 
@@ -85,6 +89,7 @@ type limiter struct {
 	inflight int
 	accepted []limitArrival // within the longest window
 	open     LimitWindow    // the last window announced (zero: none)
+	allowed  int            // writes the counts allowed (UndisclosedEvery)
 	report   LimitReport
 }
 
@@ -132,6 +137,11 @@ func (l *limiter) admit(method, route string) (*refusal, func()) {
 		points = 5
 	}
 	exceeded := l.exceededLocked(now, points, write)
+	if exceeded == "" && write && l.lim.UndisclosedEvery > 0 {
+		if l.allowed++; l.allowed%l.lim.UndisclosedEvery == 0 {
+			exceeded = "undisclosed"
+		}
+	}
 	if exceeded == "" {
 		l.inflight++
 		l.accepted = append(l.accepted, limitArrival{at: now, points: points, write: write})

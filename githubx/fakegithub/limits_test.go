@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -123,8 +124,8 @@ func TestSecondaryLimitsRefuseAsGitHub(t *testing.T) {
 }
 
 // Without retry-after (as GitHub sometimes answers) the window is a
-// minute; points and concurrency are limited too; the App's own JWT
-// requests are not an installation's.
+// minute; points and concurrency are limited too, and writes may be
+// refused for undisclosed reasons.
 func TestSecondaryLimitsPointsAndNoRetryAfter(t *testing.T) {
 	t.Parallel()
 	clk := &testClock{now: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
@@ -144,6 +145,23 @@ func TestSecondaryLimitsPointsAndNoRetryAfter(t *testing.T) {
 	r := s.LimitReport(s.InstallationID())
 	if w := r.Windows[0]; w.Limit != "points_per_minute" || w.RetryAfter != 0 || w.End.Sub(w.Start) != 10*time.Second {
 		t.Errorf("window = %+v, want a Minute long without retry-after", w)
+	}
+
+	u := newLimiter(SecondaryLimits{UndisclosedEvery: 3, RetryAfter: time.Second, Now: clk.Now})
+	var got []bool
+	for range 6 {
+		refused, done := u.admit("POST", "POST /x")
+		if done != nil {
+			done()
+		}
+		got = append(got, refused != nil)
+		clk.advance(2 * time.Second)
+	}
+	if want := []bool{false, false, true, false, false, true}; !slices.Equal(got, want) {
+		t.Errorf("refused %v, want every third write", got)
+	}
+	if w := u.snapshot().Windows; len(w) != 2 || w[0].Limit != "undisclosed" {
+		t.Errorf("windows %+v", w)
 	}
 
 	l := newLimiter(SecondaryLimits{Concurrent: 1, Now: clk.Now})

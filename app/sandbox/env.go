@@ -43,7 +43,21 @@ type Options struct {
 	// sandbox listens on loopback and holds only demo data, so a newcomer's
 	// dashboard link works without signing in).
 	DashboardAccess app.DashboardAccess
+	// Limits, if set, are GitHub's secondary rate limits the fake GitHub
+	// enforces (scaled as the caller wants).
+	Limits *fakegithub.SecondaryLimits
+	// Budget is the app's github.budget. nil: the configuration's
+	// (GitHub's numbers) when Limits are set; else none to speak of, since
+	// the fake then enforces no limit and waiting would only slow the
+	// sandbox down.
+	Budget *app.GitHubBudget
+	// GitHubOptions are added to the app's GitHub client options.
+	GitHubOptions []githubx.Option
 }
+
+// unlimitedBudget is the budget of a sandbox whose fake enforces no limit.
+var unlimitedBudget = app.GitHubBudget{ConcurrentRequests: 1 << 20, PointsPerMinute: 1 << 30, WritesPerMinute: 1 << 30,
+	WritesPerHour: 1 << 30}
 
 // Env is a running fake GitHub plus a running app.
 type Env struct {
@@ -82,7 +96,7 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 		return nil, err
 	}
 	fake, err := fakegithub.New(fakegithub.Options{Addr: opts.FakeAddr, Dir: filepath.Join(e.dir, "git"),
-		WebhookSecret: secret, CI: opts.CI})
+		WebhookSecret: secret, CI: opts.CI, Limits: opts.Limits})
 	if err != nil {
 		e.removeDir()
 		return nil, fmt.Errorf("failed to start the fake GitHub: %w", err)
@@ -102,6 +116,12 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 	cfg.GitHub.App.WebhookSecret = secret
 	cfg.Database.Path = filepath.Join(e.dir, "mq.db")
 	cfg.Engine.ReconcileInterval = opts.ReconcileInterval
+	switch {
+	case opts.Budget != nil:
+		cfg.GitHub.Budget = *opts.Budget
+	case opts.Limits == nil:
+		cfg.GitHub.Budget = unlimitedBudget
+	}
 	cfg.Notifications = opts.Notifications
 	cfg.Dashboard.Access = app.DashboardPublic
 	if opts.DashboardAccess != "" {
@@ -139,8 +159,8 @@ func (e *Env) startApp(ctx context.Context) error {
 	// Tests and the sandbox run everything on loopback: retry fast.
 	policy := githubx.DefaultRetryPolicy()
 	policy.BaseDelay, policy.MaxDelay = 10*time.Millisecond, 50*time.Millisecond
-	a, err := app.New(ctx, e.cfg, app.Options{Logger: &logger, GitHubOptions: []githubx.Option{githubx.WithRetryPolicy(policy)},
-		BodyDeadline: e.opts.BodyDeadline})
+	ghOpts := append([]githubx.Option{githubx.WithRetryPolicy(policy)}, e.opts.GitHubOptions...)
+	a, err := app.New(ctx, e.cfg, app.Options{Logger: &logger, GitHubOptions: ghOpts, BodyDeadline: e.opts.BodyDeadline})
 	if err != nil {
 		_ = ln.Close()
 		return err

@@ -26,6 +26,8 @@ type RetryPolicy struct {
 	MaxDelay  time.Duration
 	// MaxRateLimitWait is the longest the middleware waits for a rate limit
 	// to reset before retrying once; longer limits are returned at once.
+	// Only clients without a budget (the App's own) use it: an
+	// installation's rate limits pause the installation instead (Budget).
 	MaxRateLimitWait time.Duration
 	// MinWriteInterval spaces the starts of mutating requests made through
 	// one client (one installation) at least this far apart; 0 disables.

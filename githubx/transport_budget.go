@@ -143,17 +143,20 @@ func (t *retryTransport) pauseFor(u *use, status int, lim limitAnswer) {
 	bo.ObserveLimitPause(LimitPause{Kind: kind, Status: status, Pause: max(until.Sub(t.budget.clock.Now()), 0), Strikes: strikes})
 }
 
+// maxRetryAfter caps what a retry-after may ask for.
+const maxRetryAfter = 24 * time.Hour
+
 // parseRetryAfter reads a retry-after header: delay seconds or an HTTP
-// date; ok is false when absent or unreadable.
+// date, at most maxRetryAfter; ok is false when absent or unreadable.
 func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	if v == "" {
 		return 0, false
 	}
 	if secs, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && secs >= 0 {
-		return time.Duration(min(secs, int64(24*time.Hour/time.Second))) * time.Second, true
+		return time.Duration(min(secs, int64(maxRetryAfter/time.Second))) * time.Second, true
 	}
 	if at, err := http.ParseTime(v); err == nil {
-		return max(at.Sub(now), 0), true
+		return min(max(at.Sub(now), 0), maxRetryAfter), true
 	}
 	return 0, false
 }

@@ -424,9 +424,6 @@ func (c *Config) Validate() error {
 	if err := queue.ValidateHost(c.GitHub.Host); err != nil {
 		errs = append(errs, renameField(err, "github.host"))
 	}
-	if err := c.GitHub.Budget.validate(); err != nil {
-		errs = append(errs, err)
-	}
 	app := c.GitHub.App
 	if app.IntegrationID <= 0 {
 		add("github.app.integration_id must be a positive App ID (or %s)", EnvAppID)
@@ -461,6 +458,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Engine.ReconcileInterval <= 0 {
 		add("engine.reconcile_interval: %s must be positive", c.Engine.ReconcileInterval)
+	}
+	if err := c.GitHub.Budget.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	errs = append(errs, c.validateQueues()...)
 	switch d := c.Dashboard; d.Access {

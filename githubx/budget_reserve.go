@@ -73,9 +73,27 @@ func (c *Client) ReserveWrite(ctx context.Context, repo queue.Repo, class WriteC
 	return context.WithValue(ctx, reservationKey{}, r), release, nil
 }
 
-var _ queue.WriteReserver = (*Client)(nil)
+var (
+	_ queue.WriteReserver = (*Client)(nil)
+	_ queue.WriteHeadroom = (*Client)(nil)
+)
 
 // ReserveSurfaceWrite is ReserveWrite in ClassSurface (queue.WriteReserver).
 func (c *Client) ReserveSurfaceWrite(ctx context.Context, repo queue.Repo) (context.Context, func(), error) {
 	return c.ReserveWrite(ctx, repo, ClassSurface)
+}
+
+// WriteHeadroom implements queue.WriteHeadroom: the share of the write
+// budget of repo's installation free now, 1 − the fuller of the minute and
+// hour windows; 0 while the installation is paused or writes wait for
+// budget; 1 for an installation that has sent nothing yet.
+func (c *Client) WriteHeadroom(repo queue.Repo) float64 {
+	c.mu.Lock()
+	id, ok := c.installations[repoKey(repo)]
+	b := c.budgets[id]
+	c.mu.Unlock()
+	if !ok || b == nil {
+		return 1
+	}
+	return b.headroom()
 }

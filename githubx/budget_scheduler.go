@@ -367,3 +367,22 @@ func (s *scheduler) armLocked(now, at time.Time) {
 		s.scheduleLocked()
 	})
 }
+
+// headroom is the share of the write windows free now (see
+// Client.WriteHeadroom).
+func (s *scheduler) headroom() float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock.Now()
+	if now.Before(s.pausedUntil) {
+		return 0
+	}
+	for _, ws := range s.waiting {
+		if len(ws) > 0 {
+			return 0
+		}
+	}
+	u := s.usageLocked(now)
+	used := max(float64(u.writesMinute)/float64(s.lim.WritesPerMinute), float64(u.writesHour)/float64(s.lim.WritesPerHour))
+	return max(0, 1-used)
+}

@@ -11,6 +11,8 @@ import (
 	"github.com/mergequeue/mq/queue"
 )
 
+var _ queue.BranchBatchDeleter = (*Client)(nil)
+
 // zeroOID stands for "no ref" in GitHub's updateRefs.
 const zeroOID = "0000000000000000000000000000000000000000"
 
@@ -74,6 +76,7 @@ func (c *Client) DeleteBranches(ctx context.Context, repo queue.Repo, names []st
 	if err != nil {
 		return nil, fmt.Errorf("failed to %s: %w", what, err)
 	}
+	ctx = WithWriteClass(ctx, ClassSurface) // clean-up: nothing waits for it
 	var done []string
 	for len(names) > 0 {
 		batch := names[:min(len(names), maxRefUpdates)]

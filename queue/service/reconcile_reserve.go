@@ -77,15 +77,14 @@ func (r *Reconciler) reserveFailed(ctx context.Context, e *queue.Entry, sf *queu
 }
 
 // surfaceStale reports whether writeSurface would write anything: the
-// comment's or the check run's text changed (or they do not exist yet, or
-// the head moved), or the state label.
+// comment or the check run is due (commentDue, checkRunDue), or the state
+// label changed.
 func (r *Reconciler) surfaceStale(q *queue.Queue, e *queue.Entry, v entryView, sf *queue.Surface) bool {
-	now := r.now()
-	if q.Settings.CommentsEnabled && (sf.CommentID == 0 || digest(statusComment(q, e, v, now)) != sf.CommentHash) {
+	info := r.informational(q.Key.Repo)
+	if _, _, due := r.commentDue(q, e, v, sf, info); q.Settings.CommentsEnabled && due {
 		return true
 	}
-	if q.Settings.StatusCheckEnabled && e.PRSHA != "" && (sf.CheckRunID == 0 || sf.CheckRunSHA != e.PRSHA ||
-		checkRunDigest(checkRun(q, e, v, now)) != sf.CheckRunHash) {
+	if _, _, due := r.checkRunDue(q, e, v, sf, info); q.Settings.StatusCheckEnabled && e.PRSHA != "" && due {
 		return true
 	}
 	want := ""

@@ -58,7 +58,7 @@ func TestReconcilerWaitsForBudgetThenWritesTheNewestState(t *testing.T) {
 	svc := service.NewService(store, g, service.Options{Now: func() time.Time { return now }, ReconcileEvery: time.Minute})
 	ctx := context.Background()
 	s := queue.DefaultSettings()
-	s.StatusCheckEnabled = false
+	s.CommentsEnabled = false
 	q, err := svc.CreateQueue(ctx, opsKey, s)
 	if err != nil {
 		t.Fatal(err)
@@ -92,12 +92,12 @@ func TestReconcilerWaitsForBudgetThenWritesTheNewestState(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	got := g.commentsOn(1)
-	if len(got) != 1 || !strings.Contains(got[0], "Merged") {
-		t.Fatalf("comments %q, want one, showing the merge", got)
+	got := g.checkRunsOn("head1")
+	if len(got) != 1 || got[0].Conclusion != "success" {
+		t.Fatalf("check runs %+v, want one, showing the merge", got)
 	}
-	if n := g.count("UpsertComment"); n != 1 {
-		t.Fatalf("%d comment writes, want 1 (the states in between skipped)", n)
+	if n := g.count("UpsertCheckRun"); n != 1 {
+		t.Fatalf("%d check run writes, want 1 (the states in between skipped)", n)
 	}
 	sf, err := store.GetSurface(ctx, e.ID)
 	if err != nil || sf.Due() {
@@ -123,7 +123,7 @@ func TestReconcilerWaitsForBudgetThenWritesTheNewestState(t *testing.T) {
 	if sf, _ := store.GetSurface(ctx, e.ID); !sf.Due() || sf.Attempts != 1 || !strings.Contains(sf.LastError, "not installed") {
 		t.Fatalf("surface after a refused reservation: %+v", sf)
 	}
-	if n := g.count("UpsertComment"); n != 1 {
-		t.Fatalf("%d comment writes, want still 1", n)
+	if n := g.count("UpsertCheckRun"); n != 1 {
+		t.Fatalf("%d check run writes, want still 1", n)
 	}
 }

@@ -104,18 +104,9 @@ func (r *Reconciler) writeSurface(ctx context.Context, q *queue.Queue, e *queue.
 // first, so a crash between posting and recording never yields a second
 // sticky comment.
 func (r *Reconciler) writeComment(ctx context.Context, q *queue.Queue, e *queue.Entry, v entryView, sf *queue.Surface, save func() error, info bool) error {
-	exists := sf.CommentID != 0 || sf.CommentCreating
-	if !exists && !needsExplaining(e, r.now(), r.every) {
-		return nil // nothing to explain: the check run says it
-	}
-	body := statusComment(q, e, v, r.now())
-	essence := commentEssence(e)
-	h := stamp(essence, body)
-	if h == sf.CommentHash && sf.CommentID != 0 {
+	body, h, due := r.commentDue(q, e, v, sf, info)
+	if !due {
 		return nil
-	}
-	if sf.CommentID != 0 && sameEssence(sf.CommentHash, essence) && !info {
-		return nil // informational only, and the budget has no room for it
 	}
 	repo := q.Key.Repo
 	id := sf.CommentID
@@ -161,14 +152,9 @@ func (r *Reconciler) writeCheckRun(ctx context.Context, q *queue.Queue, e *queue
 			return err
 		}
 	}
-	cr := checkRun(q, e, v, r.now())
-	essence := checkRunEssence(cr)
-	h := checkRunStamp(cr)
-	if h == sf.CheckRunHash && sf.CheckRunID != 0 {
+	cr, h, due := r.checkRunDue(q, e, v, sf, info)
+	if !due {
 		return nil
-	}
-	if sf.CheckRunID != 0 && sameEssence(sf.CheckRunHash, essence) && !info {
-		return nil // informational only, and the budget has no room for it
 	}
 	id := sf.CheckRunID
 	if sf.CheckRunCreating {

@@ -340,8 +340,8 @@ func TestReconcilerDeletesBranchesNoRunOwns(t *testing.T) {
 	}
 	w.now = w.now.Add(time.Minute)
 	w.mustPass()
-	if got := w.gh.count("DeleteBranches"); got != 1 {
-		t.Errorf("%d batch deletions, want 1", got)
+	if got := w.gh.count("DeleteBranches"); got != 2 {
+		t.Errorf("%d batch deletions, want 2 (the unrecorded ones swept at once, then the dead ones)", got)
 	}
 	want := []string{"feature", "mq-merge/pr-1/open", "mq-tempting"}
 	got, _ := w.gh.ListBranches(w.ctx, repo, "")

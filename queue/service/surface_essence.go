@@ -77,3 +77,42 @@ func checkRunEssence(cr queue.CheckRun) string {
 func checkRunStamp(cr queue.CheckRun) string {
 	return stamp(checkRunEssence(cr), fmt.Sprintf("%q", cr))
 }
+
+// commentDue decides whether the sticky comment is written now: its body
+// and the hash to record, and whether it is due. Not due when it does not
+// exist and nothing needs explaining, when the text is what was written,
+// or when only informational parts changed and info (room in the write
+// budget) is false.
+func (r *Reconciler) commentDue(q *queue.Queue, e *queue.Entry, v entryView, sf *queue.Surface, info bool) (body, hash string, due bool) {
+	exists := sf.CommentID != 0 || sf.CommentCreating
+	if !exists && !needsExplaining(e, r.now(), r.every) {
+		return "", "", false // nothing to explain: the check run says it
+	}
+	body = statusComment(q, e, v, r.now())
+	essence := commentEssence(e)
+	hash = stamp(essence, body)
+	switch {
+	case hash == sf.CommentHash && sf.CommentID != 0:
+		return body, hash, false
+	case sf.CommentID != 0 && sameEssence(sf.CommentHash, essence) && !info:
+		return body, hash, false // informational only, and no room in the budget
+	}
+	return body, hash, true
+}
+
+// checkRunDue decides whether the check run on the entry's head is
+// written now, as commentDue does for the comment: always when it does
+// not exist yet (on this head) or its essence changed.
+func (r *Reconciler) checkRunDue(q *queue.Queue, e *queue.Entry, v entryView, sf *queue.Surface, info bool) (cr queue.CheckRun, hash string, due bool) {
+	cr = checkRun(q, e, v, r.now())
+	hash = checkRunStamp(cr)
+	switch {
+	case sf.CheckRunID == 0 || sf.CheckRunSHA != e.PRSHA:
+		return cr, hash, true
+	case hash == sf.CheckRunHash:
+		return cr, hash, false
+	case sameEssence(sf.CheckRunHash, checkRunEssence(cr)) && !info:
+		return cr, hash, false // informational only, and no room in the budget
+	}
+	return cr, hash, true
+}

@@ -4,15 +4,17 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mergequeue/mq/githubx/ghfacts"
 	"github.com/mergequeue/mq/queue"
 )
 
 var _ queue.WorkflowRuns = (*Client)(nil)
 
-// WorkflowRun reads a GitHub Actions run (GET actions/runs/{id}): its
-// status (queued, in_progress, completed, waiting, …), the event that
-// triggered it, its head SHA and branch, its head repository and the PRs
-// GitHub lists for it (none for a PR from a fork). It serves the
+// WorkflowRun reads a GitHub Actions run (GET actions/runs/{id}) as
+// ghfacts.WorkflowRun reduces it: its status (queued, in_progress,
+// completed, waiting, …), the event that triggered it, its head SHA and
+// branch, its head repository and the PRs GitHub lists for it (none for a
+// PR from a fork). It serves the
 // x-forked-workflow-run-id credential: CI on a PR from a fork proves
 // itself by its own run, which GitHub reports in progress for the PR's
 // head. A 5xx, timeout or rate limit wraps queue.ErrTransient; a missing
@@ -28,18 +30,5 @@ func (c *Client) WorkflowRun(ctx context.Context, repo queue.Repo, id int64) (*q
 	if err != nil {
 		return nil, c.fail(repo, what, err)
 	}
-	out := &queue.WorkflowRun{
-		ID:         run.GetID(),
-		Status:     run.GetStatus(),
-		Event:      run.GetEvent(),
-		HeadSHA:    run.GetHeadSHA(),
-		HeadBranch: run.GetHeadBranch(),
-		HeadRepo:   run.GetHeadRepository().GetFullName(),
-	}
-	for _, pr := range run.PullRequests {
-		if n := pr.GetNumber(); n > 0 {
-			out.PullRequests = append(out.PullRequests, n)
-		}
-	}
-	return out, nil
+	return ghfacts.WorkflowRun(run), nil
 }

@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/google/go-github/v66/github"
 
+	"github.com/mergequeue/mq/githubx/ghfacts"
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/textsafe"
 )
 
 // perPage is the page size of list calls (GitHub's maximum).
@@ -17,12 +16,10 @@ const perPage = 100
 
 // Checks returns every commit status and check run on sha, one result per
 // (kind, name): for statuses the newest per context wins, for check runs the
-// newest run (highest ID) per name. States are normalised (M8): statuses
-// success → success, pending → pending, failure/error → failure; check runs
-// not completed → pending, concluded success/neutral/skipped → success,
-// any other conclusion → failure. Results are sorted by kind, then name.
-// URLs (a status's target_url, a check run's details_url, else html_url)
-// are kept only if textsafe.CIURL accepts them: CI code can set them.
+// newest run (highest ID) per name. Each becomes a result on sha as
+// ghfacts.Status and ghfacts.CheckRun say, the same as from webhooks:
+// states normalised (M8), URLs kept only if textsafe.CIURL accepts them.
+// Results are sorted by kind, then name.
 func (c *Client) Checks(ctx context.Context, repo queue.Repo, sha string) ([]queue.CheckResult, error) {
 	if err := checkPathText("commit", sha); err != nil {
 		return nil, fmt.Errorf("failed to read checks of %s in %s: %w", sha, repo.FullName(), err)
@@ -41,10 +38,12 @@ func (c *Client) Checks(ctx context.Context, repo queue.Repo, sha string) ([]que
 	}
 	out := make([]queue.CheckResult, 0, len(statuses)+len(runs))
 	for _, s := range statuses {
-		out = append(out, statusResult(sha, s))
+		out = append(out, ghfacts.Status(sha, s))
 	}
 	for _, r := range runs {
-		out = append(out, checkRunResult(sha, r))
+		res := ghfacts.CheckRun(r)
+		res.SHA = sha // the commit asked about, whose runs GitHub listed
+		out = append(out, res)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Kind != out[j].Kind {
@@ -68,7 +67,7 @@ func (c *Client) listStatuses(ctx context.Context, gh *github.Client, repo queue
 		}
 		for _, s := range page {
 			name := s.GetContext()
-			if old, ok := newest[name]; !ok || statusTime(s).After(statusTime(old)) {
+			if old, ok := newest[name]; !ok || ghfacts.StatusTime(s).After(ghfacts.StatusTime(old)) {
 				newest[name] = s
 			}
 		}
@@ -101,57 +100,4 @@ func (c *Client) listCheckRuns(ctx context.Context, gh *github.Client, repo queu
 		}
 		opts.Page = resp.NextPage
 	}
-}
-
-func statusTime(s *github.RepoStatus) time.Time {
-	if t := s.GetUpdatedAt(); !t.IsZero() {
-		return t.Time
-	}
-	return s.GetCreatedAt().Time
-}
-
-func statusResult(sha string, s *github.RepoStatus) queue.CheckResult {
-	raw := s.GetState()
-	state := queue.CheckPending
-	switch raw {
-	case "success":
-		state = queue.CheckSuccess
-	case "failure", "error":
-		state = queue.CheckFailure
-	}
-	return queue.CheckResult{
-		SHA:       sha,
-		Kind:      queue.KindStatus,
-		Name:      s.GetContext(),
-		State:     state,
-		Raw:       raw,
-		URL:       textsafe.CIURL(s.GetTargetURL()),
-		UpdatedAt: statusTime(s).UTC(),
-	}
-}
-
-func checkRunResult(sha string, r *github.CheckRun) queue.CheckResult {
-	res := queue.CheckResult{
-		SHA:   sha,
-		Kind:  queue.KindCheckRun,
-		Name:  r.GetName(),
-		State: queue.CheckPending,
-		Raw:   r.GetStatus(),
-		URL:   textsafe.CIURL(r.GetDetailsURL()),
-	}
-	if res.URL == "" {
-		res.URL = textsafe.CIURL(r.GetHTMLURL())
-	}
-	res.UpdatedAt = r.GetStartedAt().Time.UTC()
-	if r.GetStatus() == "completed" {
-		res.Raw = r.GetConclusion()
-		res.UpdatedAt = r.GetCompletedAt().Time.UTC()
-		switch res.Raw {
-		case "success", "neutral", "skipped":
-			res.State = queue.CheckSuccess
-		default:
-			res.State = queue.CheckFailure
-		}
-	}
-	return res
 }

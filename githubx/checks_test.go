@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-github/v66/github"
-
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -71,60 +69,6 @@ func TestChecksPaginatesAndNormalises(t *testing.T) {
 		{SHA: "c1", Kind: queue.KindCheckRun, Name: "e2e", State: queue.CheckPending, Raw: "in_progress", URL: "https://ci/e2e", UpdatedAt: at(3)},
 		{SHA: "c1", Kind: queue.KindCheckRun, Name: "unit", State: queue.CheckSuccess, Raw: "neutral", URL: "https://gh/unit", UpdatedAt: at(2)},
 	})
-}
-
-func TestStatusStates(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		raw  string
-		want queue.CheckState
-	}{
-		{"success", queue.CheckSuccess},
-		{"pending", queue.CheckPending},
-		{"failure", queue.CheckFailure},
-		{"error", queue.CheckFailure},
-		{"", queue.CheckPending},
-	}
-	for _, tt := range tests {
-		t.Run(tt.raw, func(t *testing.T) {
-			t.Parallel()
-			got := statusResult("s", &github.RepoStatus{Context: github.String("x"), State: github.String(tt.raw)})
-			mustEqual(t, "state", got.State, tt.want)
-			mustEqual(t, "raw", got.Raw, tt.raw)
-		})
-	}
-}
-
-func TestCheckRunStates(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		status, conclusion string
-		want               queue.CheckState
-		wantRaw            string
-	}{
-		{"queued", "", queue.CheckPending, "queued"},
-		{"in_progress", "", queue.CheckPending, "in_progress"},
-		{"completed", "success", queue.CheckSuccess, "success"},
-		{"completed", "neutral", queue.CheckSuccess, "neutral"},
-		{"completed", "skipped", queue.CheckSuccess, "skipped"},
-		{"completed", "failure", queue.CheckFailure, "failure"},
-		{"completed", "cancelled", queue.CheckFailure, "cancelled"},
-		{"completed", "timed_out", queue.CheckFailure, "timed_out"},
-		{"completed", "action_required", queue.CheckFailure, "action_required"},
-		{"completed", "stale", queue.CheckFailure, "stale"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.status+"/"+tt.conclusion, func(t *testing.T) {
-			t.Parallel()
-			run := &github.CheckRun{Name: github.String("x"), Status: github.String(tt.status)}
-			if tt.conclusion != "" {
-				run.Conclusion = github.String(tt.conclusion)
-			}
-			got := checkRunResult("s", run)
-			mustEqual(t, "state", got.State, tt.want)
-			mustEqual(t, "raw", got.Raw, tt.wantRaw)
-		})
-	}
 }
 
 func TestChecksError(t *testing.T) {

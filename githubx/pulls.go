@@ -4,15 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
 
-	"github.com/google/go-github/v66/github"
-
+	"github.com/mergequeue/mq/githubx/ghfacts"
 	"github.com/mergequeue/mq/queue"
 )
 
-// GetPullRequest reads a PR fresh from GitHub; a missing PR is
-// queue.ErrPRNotFound.
+// GetPullRequest reads a PR fresh from GitHub, as ghfacts.PullRequest
+// turns it into facts (ReadAt is now when GitHub gives no updated_at); a
+// missing PR is queue.ErrPRNotFound.
 func (c *Client) GetPullRequest(ctx context.Context, repo queue.Repo, number int) (*queue.PullRequest, error) {
 	what := fmt.Sprintf("get pull request #%d of %s", number, repo.FullName())
 	gh, err := c.InstallationClient(ctx, repo)
@@ -28,34 +27,12 @@ func (c *Client) GetPullRequest(ctx context.Context, repo queue.Repo, number int
 		}
 		return nil, wrap(what, err)
 	}
-	return &queue.PullRequest{Number: number, HeadRef: pr.GetHead().GetRef(), HeadRepo: pr.GetHead().GetRepo().GetFullName(),
-		PRFacts: prFacts(pr, c.now())}, nil
-}
-
-func prFacts(pr *github.PullRequest, readAt time.Time) queue.PRFacts {
-	facts := queue.PRFacts{
-		Title:          pr.GetTitle(),
-		Body:           pr.GetBody(),
-		Author:         pr.GetUser().GetLogin(),
-		HeadSHA:        pr.GetHead().GetSHA(),
-		BaseBranch:     pr.GetBase().GetRef(),
-		Open:           pr.GetState() == "open",
-		Draft:          pr.GetDraft(),
-		Merged:         pr.GetMerged(),
-		MergeCommitSHA: pr.GetMergeCommitSHA(),
-		MergeableState: pr.GetMergeableState(),
-		ReadAt:         readAt,
+	facts := ghfacts.PullRequest(pr)
+	facts.Number = number
+	if facts.ReadAt.IsZero() {
+		facts.ReadAt = c.now()
 	}
-	// Facts are as of GitHub's updated_at, the clock webhook payloads use
-	// too, so facts from reads and from webhooks order consistently.
-	if t := pr.GetUpdatedAt().Time; !t.IsZero() {
-		facts.ReadAt = t.UTC()
-	}
-	if pr.Mergeable != nil {
-		m := *pr.Mergeable
-		facts.Mergeable = &m
-	}
-	return facts
+	return &facts, nil
 }
 
 // permissionRoles are the answers Permission promises, strongest first.

@@ -40,7 +40,7 @@ func TestGetPullRequest(t *testing.T) {
 			}
 			mustEqual(t, "PullRequest", *pr, queue.PullRequest{Number: 7, HeadRef: "feature", HeadRepo: "forker/r", PRFacts: queue.PRFacts{
 				Title: "Fix", Body: "merge-commit-title: x", Author: "alice", HeadSHA: "h1",
-				BaseBranch: "main", Open: true, Draft: true, MergeCommitSHA: "m1",
+				BaseBranch: "main", Open: true, Draft: true, // m1 is an open PR's test merge: no fact
 				MergeableState: "clean", Mergeable: tt.want, ReadAt: testNow,
 			}})
 		})

@@ -55,32 +55,3 @@ func TestCheckRunEvents(t *testing.T) {
 		})
 	}
 }
-
-func TestCheckRunConclusions(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		status, conclusion string
-		want               queue.CheckState
-	}{
-		{"queued", "", queue.CheckPending},
-		{"in_progress", "", queue.CheckPending},
-		{"completed", "success", queue.CheckSuccess},
-		{"completed", "neutral", queue.CheckSuccess},
-		{"completed", "skipped", queue.CheckSuccess},
-		{"completed", "failure", queue.CheckFailure},
-		{"completed", "cancelled", queue.CheckFailure},
-		{"completed", "timed_out", queue.CheckFailure},
-		{"completed", "action_required", queue.CheckFailure},
-		{"completed", "stale", queue.CheckFailure},
-		{"completed", "", queue.CheckFailure},
-	}
-	for _, tt := range tests {
-		t.Run(tt.status+"/"+tt.conclusion, func(t *testing.T) {
-			t.Parallel()
-			run := &ghCheckRun{Status: tt.status, Conclusion: tt.conclusion}
-			if got := checkRunResult(run).State; got != tt.want {
-				t.Fatalf("state = %s, want %s", got, tt.want)
-			}
-		})
-	}
-}

@@ -1,13 +1,10 @@
 package handlers
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/go-github/v66/github"
 
@@ -17,7 +14,10 @@ import (
 // The payload types below hold only the fields the handlers read. Decoding
 // into them (rather than go-github's full event types) means an odd value in
 // a field we never use, such as an App's created_at written as
-// "2018-04-25 20:42:10", cannot make us drop an event.
+// "2018-04-25 20:42:10", cannot make us drop an event. The objects that
+// become queue facts (pull requests, check runs, statuses) are decoded the
+// same way by package ghfacts, the one translation of GitHub's objects that
+// the REST reads use too.
 
 type ghUser struct {
 	Login string `json:"login"`
@@ -56,51 +56,8 @@ func (e ghEvent) installationID() int64 {
 	return e.Installation.ID
 }
 
-type ghPullRequest struct {
-	Number         int     `json:"number"`
-	Title          string  `json:"title"`
-	Body           *string `json:"body"`
-	State          string  `json:"state"`
-	Draft          bool    `json:"draft"`
-	Merged         bool    `json:"merged"`
-	MergeCommitSHA *string `json:"merge_commit_sha"`
-	Mergeable      *bool   `json:"mergeable"`
-	MergeableState string  `json:"mergeable_state"`
-	User           ghUser  `json:"user"`
-	Head           ghRef   `json:"head"`
-	Base           ghRef   `json:"base"`
-	UpdatedAt      ghTime  `json:"updated_at"`
-}
-
-type ghRef struct {
-	Ref string `json:"ref"`
-	SHA string `json:"sha"`
-}
-
 type ghLabel struct {
 	Name string `json:"name"`
-}
-
-// ghTime is a timestamp decoded leniently: RFC 3339, "2006-01-02 15:04:05"
-// (UTC) or Unix seconds; anything else (or null) decodes to the zero time.
-type ghTime struct{ time.Time }
-
-// UnmarshalJSON implements json.Unmarshaler; it never fails.
-func (t *ghTime) UnmarshalJSON(b []byte) error {
-	t.Time = time.Time{}
-	if s, err := strconv.Unquote(string(b)); err == nil {
-		for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02 15:04:05 -0700"} {
-			if v, err := time.Parse(layout, s); err == nil {
-				t.Time = v.UTC()
-				return nil
-			}
-		}
-		return nil
-	}
-	if n, err := strconv.ParseInt(string(bytes.TrimSpace(b)), 10, 64); err == nil {
-		t.Time = time.Unix(n, 0).UTC()
-	}
-	return nil
 }
 
 // errNoRepository is returned for payloads that name no repository.
@@ -148,34 +105,4 @@ func unqueueableBranch(branch string) string {
 		return err.Error()
 	}
 	return ""
-}
-
-// pullRequestOf turns a webhook's pull_request object into queue facts.
-// ReadAt is GitHub's updated_at: the facts are as of that moment (webhooks
-// can arrive late and out of order).
-func pullRequestOf(pr *ghPullRequest) queue.PullRequest {
-	facts := queue.PullRequest{
-		Number:  pr.Number,
-		HeadRef: pr.Head.Ref,
-		PRFacts: queue.PRFacts{
-			Title:          pr.Title,
-			Author:         pr.User.Login,
-			HeadSHA:        pr.Head.SHA,
-			BaseBranch:     pr.Base.Ref,
-			Open:           pr.State == "open",
-			Draft:          pr.Draft,
-			Merged:         pr.Merged,
-			MergeableState: pr.MergeableState,
-			Mergeable:      pr.Mergeable,
-			ReadAt:         pr.UpdatedAt.Time,
-		},
-	}
-	if pr.Body != nil {
-		facts.Body = *pr.Body
-	}
-	if pr.Merged && pr.MergeCommitSHA != nil {
-		// Before a merge, merge_commit_sha is GitHub's test merge: not a fact.
-		facts.MergeCommitSHA = *pr.MergeCommitSHA
-	}
-	return facts
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
 
+	"github.com/mergequeue/mq/githubx/ghfacts"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -40,9 +41,9 @@ func (h *PullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 	ctx = withDelivery(ctx, deliveryID)
 	var ev struct {
 		ghEvent
-		Number      int            `json:"number"`
-		PullRequest *ghPullRequest `json:"pull_request"`
-		Label       *ghLabel       `json:"label"`
+		Number      int                         `json:"number"`
+		PullRequest *ghfacts.WebhookPullRequest `json:"pull_request"`
+		Label       *ghLabel                    `json:"label"`
 	}
 	if err := decode(eventType, payload, &ev); err != nil {
 		return err
@@ -58,7 +59,7 @@ func (h *PullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 	if err != nil {
 		return err
 	}
-	pr := pullRequestOf(ev.PullRequest)
+	pr := ev.PullRequest.Facts()
 	if pr.Number == 0 {
 		pr.Number = ev.Number
 	}

@@ -7,8 +7,7 @@ import (
 
 	"github.com/palantir/go-githubapp/githubapp"
 
-	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/textsafe"
+	"github.com/mergequeue/mq/githubx/ghfacts"
 )
 
 // StatusHandler reports commit statuses to the queue.
@@ -24,16 +23,13 @@ func NewStatusHandler(cfg Config, svc Service) *StatusHandler {
 // Handles implements githubapp.EventHandler.
 func (h *StatusHandler) Handles() []string { return []string{"status"} }
 
-// Handle implements githubapp.EventHandler. The target_url, which code on
-// a fork PR's test branch can set, is kept only if textsafe.CIURL accepts it.
+// Handle implements githubapp.EventHandler. The status becomes a result as
+// ghfacts.Status says: the target_url, which code on a fork PR's test
+// branch can set, is kept only if textsafe.CIURL accepts it.
 func (h *StatusHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
 	var ev struct {
 		ghEvent
-		SHA       string `json:"sha"`
-		State     string `json:"state"`
-		Context   string `json:"context"`
-		TargetURL string `json:"target_url"`
-		UpdatedAt ghTime `json:"updated_at"`
+		ghfacts.WebhookStatus
 	}
 	if err := decode(eventType, payload, &ev); err != nil {
 		return err
@@ -46,30 +42,9 @@ func (h *StatusHandler) Handle(ctx context.Context, eventType, deliveryID string
 		return err
 	}
 	ctx, _ = githubapp.PrepareRepoContext(ctx, ev.installationID(), ghRepo)
-	c := queue.CheckResult{
-		SHA:       ev.SHA,
-		Kind:      queue.KindStatus,
-		Name:      ev.Context,
-		State:     statusState(ev.State),
-		Raw:       ev.State,
-		URL:       textsafe.CIURL(ev.TargetURL),
-		UpdatedAt: ev.UpdatedAt.Time,
-	}
+	c := ev.WebhookStatus.Facts()
 	if err := h.svc.OnCheck(ctx, repo, c); err != nil {
 		return fmt.Errorf("failed to record status %q on %s: %w", c.Name, c.SHA, err)
 	}
 	return nil
-}
-
-// statusState normalises a commit status state; anything unknown is pending
-// (never passes).
-func statusState(s string) queue.CheckState {
-	switch s {
-	case "success":
-		return queue.CheckSuccess
-	case "failure", "error":
-		return queue.CheckFailure
-	default:
-		return queue.CheckPending
-	}
 }

@@ -78,10 +78,10 @@ func FuzzWebhook(f *testing.F) {
 func readMembers(t testing.TB, payload []byte) []byte {
 	t.Helper()
 	user := map[string]any{"login": nil, "name": nil}
-	ref := map[string]any{"ref": nil, "sha": nil}
+	ref := map[string]any{"ref": nil, "sha": nil, "repo": map[string]any{"full_name": nil}}
 	read := map[string]any{
 		"action": nil, "number": nil, "sha": nil, "state": nil, "context": nil, "target_url": nil,
-		"updated_at": nil, "ref": nil, "after": nil, "deleted": nil,
+		"updated_at": nil, "created_at": nil, "ref": nil, "after": nil, "deleted": nil,
 		"repository":   map[string]any{"name": nil, "owner": user},
 		"sender":       user,
 		"installation": map[string]any{"id": nil},

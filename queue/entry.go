@@ -55,6 +55,9 @@ const (
 )
 
 // PRFacts is what the queue last learned about a pull request from GitHub.
+// MergeCommitSHA is the commit a merged PR landed as, "" until it merged:
+// GitHub's merge_commit_sha of an open PR is a test merge that never
+// lands, so it is no fact.
 type PRFacts struct {
 	Title          string
 	Body           string

@@ -42,15 +42,15 @@ func (e *ConflictError) Error() string {
 	return fmt.Sprintf("merge conflict merging %s", e.SHA)
 }
 
-// PullRequest is a pull request as read from GitHub.
+// PullRequest is a pull request as read from GitHub (githubx/ghfacts
+// makes it from a REST answer or a webhook payload alike).
 type PullRequest struct {
 	Number int
 	// HeadRef is the PR's head branch (a test PR's head is a test branch).
 	HeadRef string
 	// HeadRepo is the full name ("owner/name") of the repository HeadRef
 	// lives in: the repository itself, or a fork for a PR from a fork; ""
-	// when GitHub does not say (a deleted fork). Read by GetPullRequest
-	// only (webhook payloads leave it empty).
+	// when GitHub does not say (a deleted fork).
 	HeadRepo string
 	PRFacts
 }

@@ -1,4 +1,4 @@
-package handlers
+package ghfacts
 
 import (
 	"encoding/json"
@@ -6,7 +6,9 @@ import (
 	"time"
 )
 
-func TestGHTimeIsLenient(t *testing.T) {
+// Webhook timestamps decode in every form GitHub writes them, and to the
+// zero time (never an error) otherwise.
+func TestTimeIsLenient(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -17,6 +19,8 @@ func TestGHTimeIsLenient(t *testing.T) {
 		{"offset", `"2019-05-15T17:20:55+02:00"`, time.Date(2019, 5, 15, 15, 20, 55, 0, time.UTC)},
 		{"space separated", `"2018-04-25 20:42:10"`, time.Date(2018, 4, 25, 20, 42, 10, 0, time.UTC)},
 		{"unix seconds", `1557933655`, time.Unix(1557933655, 0).UTC()},
+		{"unix milliseconds", `1557933655123`, time.UnixMilli(1557933655123).UTC()},
+		{"fractional seconds", `"2019-05-15T15:20:55.5Z"`, time.Date(2019, 5, 15, 15, 20, 55, 5e8, time.UTC)},
 		{"null", `null`, time.Time{}},
 		{"garbage", `"yesterday"`, time.Time{}},
 		{"object", `{}`, time.Time{}},
@@ -25,7 +29,7 @@ func TestGHTimeIsLenient(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var v struct {
-				At ghTime `json:"at"`
+				At Time `json:"at"`
 			}
 			if err := json.Unmarshal([]byte(`{"at":`+tt.json+`}`), &v); err != nil {
 				t.Fatal(err)

@@ -12,5 +12,8 @@
 //
 // Commands in PR comments (/mq merge, cancel, restart, status, help) are
 // parsed by the pure function ParseCommand and authorised by one function
-// (authorize) through GitHub's permission API at command time.
+// (authorize) through GitHub's permission API at command time. What a
+// command acts on — the PR and the queue of its base branch — the service
+// reads once (Service.CommandTarget); its typed refusals (*queue.Refusal)
+// become replies, or silence, here.
 package handlers

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,9 +58,14 @@ func accountType(login string) string {
 	return "User"
 }
 
-// fakeService records every call of the Service interface.
+// fakeService records every call of the Service interface. Its
+// CommandTarget reads PRs from gh.
 type fakeService struct {
 	mu sync.Mutex
+
+	gh interface {
+		GetPullRequest(ctx context.Context, repo queue.Repo, number int) (*queue.PullRequest, error)
+	}
 
 	queues   map[queue.QueueKey]*queue.Queue
 	byID     map[int64]*queue.Queue
@@ -73,7 +79,7 @@ type fakeService struct {
 	prs       []queue.PullRequest
 	checks    []queue.CheckResult
 	pushes    []pushCall
-	getQueues int
+	getQueues int // queue reads: GetQueue and CommandTarget
 	// Notices recorded with AddNotice, and the comments and reactions
 	// among them.
 	notices   []queue.Notice
@@ -143,6 +149,47 @@ func (f *fakeService) GetQueue(_ context.Context, key queue.QueueKey) (*queue.Qu
 		return nil, nil, fmt.Errorf("queue %s: %w", key, queue.ErrNotFound)
 	}
 	return q, nil, nil
+}
+
+// CommandTarget reads the PR from gh and the queue of its base branch,
+// refusing as the service does: a PR gh does not know, a queue with
+// commands disabled, one of the queue's test PRs.
+func (f *fakeService) CommandTarget(ctx context.Context, repo queue.Repo, n int) (*queue.CommandTarget, error) {
+	if f.gh == nil {
+		return nil, &queue.Refusal{Reason: queue.RefusedUnknownPR, Err: queue.ErrPRNotFound}
+	}
+	pr, err := f.gh.GetPullRequest(ctx, repo, n)
+	if errors.Is(err, queue.ErrPRNotFound) {
+		return nil, &queue.Refusal{Reason: queue.RefusedUnknownPR, Msg: "GitHub does not know this pull request", Err: err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t := &queue.CommandTarget{Repo: repo, PR: *pr}
+	f.getQueues++
+	t.Queue = f.queues[t.Key()]
+	switch {
+	case t.Queue != nil && !t.Queue.Settings.CommandsEnabled:
+		return nil, &queue.Refusal{Reason: queue.RefusedCommandsDisabled, Msg: "commands disabled"}
+	case queue.IsOwnTestPR(t.Settings(), pr.HeadRef):
+		return nil, &queue.Refusal{Reason: queue.RefusedTestPR, Msg: "a test PR"}
+	}
+	return t, nil
+}
+
+// SubmitTarget records the submission of t's PR to t's queue (as
+// "Submit"); without a queue it is refused.
+func (f *fakeService) SubmitTarget(ctx context.Context, t *queue.CommandTarget, req queue.SubmitRequest) (*queue.Entry, error) {
+	req.Key, req.PRNumber = t.Key(), t.PR.Number
+	if t.Queue == nil {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.record("Submit")
+		return nil, &queue.Refusal{Reason: queue.RefusedNoQueue, Err: queue.ErrNotFound}
+	}
+	return f.Submit(ctx, req)
 }
 
 func (f *fakeService) Submit(_ context.Context, req queue.SubmitRequest) (*queue.Entry, error) {
@@ -242,6 +289,7 @@ type fakeGitHub struct {
 	prs     map[int]*queue.PullRequest
 
 	permCalls int
+	prReads   int
 }
 
 type reaction struct {
@@ -262,6 +310,7 @@ func newFakeGitHub() *fakeGitHub {
 func (f *fakeGitHub) GetPullRequest(_ context.Context, _ queue.Repo, number int) (*queue.PullRequest, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.prReads++
 	pr, ok := f.prs[number]
 	if !ok {
 		return nil, fmt.Errorf("pull #%d: %w", number, queue.ErrPRNotFound)

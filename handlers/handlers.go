@@ -78,19 +78,18 @@ func (d deps) isEnqueueLabel(s *queue.Settings, label string) bool {
 	return label != "" && strings.EqualFold(label, want)
 }
 
-// submitFailureReply turns a Submit error into a reply for the user; ok is
-// false for errors that are not the user's (they are returned for retry).
+// submitFailureReply turns the refusal of a submission (Submit,
+// SubmitTarget) into a reply for the user; ok is false for errors that are
+// not refusals (they are returned for retry).
 func submitFailureReply(login string, key queue.QueueKey, err error) (string, bool) {
-	var input *queue.InputError
-	switch {
-	case errors.Is(err, queue.ErrNotFound):
-		return noQueueReply(login, key.Branch), true
-	case errors.As(err, &input):
-		return submitRefusedReply(login, input.Msg), true
-	case errors.Is(err, queue.ErrPRNotFound):
-		return submitRefusedReply(login, "GitHub does not know this pull request"), true
+	r, ok := queue.AsRefusal(err)
+	if !ok {
+		return "", false
 	}
-	return "", false
+	if r.Reason == queue.RefusedNoQueue {
+		return noQueueReply(login, key.Branch), true
+	}
+	return submitRefusedReply(login, r.Msg), true
 }
 
 type deliveryKey struct{}
@@ -104,11 +103,4 @@ func withDelivery(ctx context.Context, id string) context.Context {
 func deliveryFrom(ctx context.Context) string {
 	id, _ := ctx.Value(deliveryKey{}).(string)
 	return id
-}
-
-// isTestPR reports whether a PR of head branch headRef is one of the own
-// test PRs of the queue whose settings are s (nil: no queue, so none):
-// commands and labels on it are ignored.
-func isTestPR(s *queue.Settings, headRef string) bool {
-	return s != nil && strings.HasPrefix(headRef, s.EffectiveTestBranchPrefix())
 }

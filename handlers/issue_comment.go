@@ -120,30 +120,21 @@ func commentTime(s string) time.Time {
 	return t.UTC()
 }
 
-// run authorises and executes one command.
+// run authorises and executes one command. What it acts on — the PR and
+// the queue of its base branch — the service reads once (CommandTarget);
+// a refusal there (a PR GitHub does not know, commands disabled, one of
+// the queue's own test PRs) ignores the command.
 func (h *IssueCommentHandler) run(ctx context.Context, c commandCall) error {
 	log := zerolog.Ctx(ctx)
-	pr, err := h.gh.GetPullRequest(ctx, c.repo, c.number)
-	if errors.Is(err, queue.ErrPRNotFound) {
-		log.Info().Msg("ignoring command on a pull request GitHub does not know")
+	target, err := h.svc.CommandTarget(ctx, c.repo, c.number)
+	if r, ok := queue.AsRefusal(err); ok {
+		log.Info().Str("refusal", string(r.Reason)).Str("why", r.Msg).Msg("ignoring command")
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("failed to read pull request #%d: %w", c.number, err)
+		return fmt.Errorf("failed to read what the command acts on: %w", err)
 	}
-	key := queue.QueueKey{Repo: c.repo, Branch: pr.BaseBranch}
-	settings, err := h.queueSettings(ctx, key)
-	if err != nil {
-		return fmt.Errorf("failed to read queue %s: %w", key, err)
-	}
-	if settings != nil && !settings.CommandsEnabled {
-		log.Info().Msg("ignoring command: commands are disabled for this queue")
-		return nil
-	}
-	if isTestPR(settings, pr.HeadRef) {
-		log.Info().Msg("ignoring command on the queue's own test PR")
-		return nil
-	}
+	settings := target.Settings()
 
 	level := requiredAccess(c.cmd)
 	allowed, err := authorize(ctx, h.gh, c.repo, settings, c.login, c.bot, level, c.cmd.Kind == CmdMerge)
@@ -170,11 +161,11 @@ func (h *IssueCommentHandler) run(ctx context.Context, c commandCall) error {
 
 	switch c.cmd.Kind {
 	case CmdMerge:
-		return h.merge(ctx, c, key)
+		return h.merge(ctx, c, target)
 	case CmdCancel:
 		return h.cancel(ctx, c)
 	case CmdRestart:
-		return h.restart(ctx, c, key)
+		return h.restart(ctx, c, target.Key())
 	case CmdStatus:
 		return h.status(ctx, c)
 	case CmdHelp:
@@ -183,10 +174,10 @@ func (h *IssueCommentHandler) run(ctx context.Context, c commandCall) error {
 	return nil
 }
 
-func (h *IssueCommentHandler) merge(ctx context.Context, c commandCall, key queue.QueueKey) error {
-	_, err := h.svc.Submit(ctx, queue.SubmitRequest{
-		Key:       key,
-		PRNumber:  c.number,
+// merge submits the command's target; a refusal (no queue, an invalid
+// priority) is answered.
+func (h *IssueCommentHandler) merge(ctx context.Context, c commandCall, target *queue.CommandTarget) error {
+	_, err := h.svc.SubmitTarget(ctx, target, queue.SubmitRequest{
 		Priority:  c.cmd.Priority,
 		NoBatch:   c.cmd.NoBatch,
 		Direct:    c.cmd.Direct,
@@ -196,10 +187,10 @@ func (h *IssueCommentHandler) merge(ctx context.Context, c commandCall, key queu
 	if err == nil {
 		return nil
 	}
-	if msg, ok := submitFailureReply(c.login, key, err); ok {
+	if msg, ok := submitFailureReply(c.login, target.Key(), err); ok {
 		return h.reply(ctx, c.key(), c.repo, c.number, msg)
 	}
-	return fmt.Errorf("failed to submit pull request #%d to %s: %w", c.number, key, err)
+	return fmt.Errorf("failed to submit pull request #%d to %s: %w", c.number, target.Key(), err)
 }
 
 func (h *IssueCommentHandler) cancel(ctx context.Context, c commandCall) error {

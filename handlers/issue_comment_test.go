@@ -30,6 +30,7 @@ func prComment(t *testing.T, file, login, body string) []byte {
 // has a queue with default settings.
 func commentWorld() (*fakeService, *fakeGitHub) {
 	svc, gh := newFakeService(), newFakeGitHub()
+	svc.gh = gh
 	svc.addQueue(queue.QueueKey{Repo: helloWorld, Branch: "main"}, queue.DefaultSettings())
 	gh.prs[1] = &queue.PullRequest{Number: 1, PRFacts: queue.PRFacts{BaseBranch: "main", Open: true}}
 	gh.perms = map[string]string{"reader": "read", "writer": "write", "maintainer": "maintain", "admin": "admin"}
@@ -65,9 +66,9 @@ func TestCommandMerge(t *testing.T) {
 			want: &queue.SubmitRequest{Key: main, PRNumber: 1, Priority: "urgent", Direct: true, Submitter: "admin", Source: "comment"}},
 		{name: "bad priority replies", login: "writer", body: "/mq merge -p soon",
 			wantComment: "unknown priority `soon`"},
-		{name: "no queue for branch", login: "writer", body: "/mq merge", submitErr: queue.ErrNotFound,
+		{name: "no queue for branch", login: "writer", body: "/mq merge", submitErr: &queue.Refusal{Reason: queue.RefusedNoQueue, Err: queue.ErrNotFound},
 			wantComment: "@writer there is no merge queue for branch `main`."},
-		{name: "input error shown", login: "writer", body: "/mq merge", submitErr: queue.Inputf("priority is invalid"),
+		{name: "input error shown", login: "writer", body: "/mq merge", submitErr: &queue.Refusal{Reason: queue.RefusedInvalid, Msg: "priority is invalid"},
 			wantComment: "could not submit this pull request: priority is invalid"},
 	}
 	for _, tt := range tests {
@@ -85,6 +86,9 @@ func TestCommandMerge(t *testing.T) {
 				}
 				if len(svc.reactions) != 1 || svc.reactions[0] != (reaction{exampleCommentID, "+1"}) {
 					t.Fatalf("reactions %+v, want +1 on the comment", svc.reactions)
+				}
+				if gh.prReads != 1 || svc.getQueues != 1 {
+					t.Fatalf("%d PR reads, %d queue reads; want one each", gh.prReads, svc.getQueues)
 				}
 			} else if len(svc.submits) != 0 {
 				t.Fatalf("unexpected submits %+v", svc.submits)
@@ -197,6 +201,37 @@ func TestCommentsIgnored(t *testing.T) {
 			if len(svc.calls) != 0 || len(svc.reactions) != 0 || len(svc.comments) != 0 || gh.permCalls != 0 {
 				t.Fatalf("calls %v, reactions %v, comments %v, permission calls %d; want none",
 					svc.calls, svc.reactions, svc.comments, gh.permCalls)
+			}
+		})
+	}
+}
+
+// What the service refuses a command for (CommandTarget: a PR GitHub does
+// not know, commands disabled, one of the queue's own test PRs) ignores
+// the command: no permission read, reaction, reply or submission, and the
+// handler reads nothing itself.
+func TestCommandRefusedByTheServiceIsIgnored(t *testing.T) {
+	t.Parallel()
+	disabled := queue.DefaultSettings()
+	disabled.CommandsEnabled = false
+	for name, edit := range map[string]func(svc *fakeService, gh *fakeGitHub){
+		"unknown PR": func(_ *fakeService, gh *fakeGitHub) { delete(gh.prs, 1) },
+		"commands disabled": func(svc *fakeService, _ *fakeGitHub) {
+			svc.addQueue(queue.QueueKey{Repo: helloWorld, Branch: "main"}, disabled)
+		},
+		"test PR": func(_ *fakeService, gh *fakeGitHub) { gh.prs[1].HeadRef = "mq-merge/pr-7/run" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			svc, gh := commentWorld()
+			edit(svc, gh)
+			h := NewIssueCommentHandler(testConfig(), svc, gh)
+			if err := h.Handle(context.Background(), "issue_comment", "d", prComment(t, "created.payload.json", "admin", "/mq merge")); err != nil {
+				t.Fatal(err)
+			}
+			if len(svc.calls) != 0 || len(svc.notices) != 0 || gh.permCalls != 0 || gh.prReads != 1 {
+				t.Fatalf("calls %v, notices %+v, permission reads %d, PR reads %d; want one PR read (the service's) and nothing else",
+					svc.calls, svc.notices, gh.permCalls, gh.prReads)
 			}
 		})
 	}

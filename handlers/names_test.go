@@ -19,6 +19,7 @@ type namesWorld struct {
 
 func newNamesWorld() *namesWorld {
 	svc, gh := newFakeService(), newFakeGitHub()
+	svc.gh = gh
 	gh.perms["Codertocat"] = "admin"
 	gh.perms["alice"] = "admin"
 	cfg := testConfig()

@@ -12,8 +12,19 @@ type Service interface {
 	// GetQueue returns a queue and its active admitted entries
 	// (queue.ErrNotFound if absent).
 	GetQueue(ctx context.Context, key queue.QueueKey) (*queue.Queue, []*queue.Entry, error)
-	// Submit puts a PR into a queue or updates its active entry.
+	// Submit puts a PR into a queue or updates its active entry, reading
+	// both; it refuses with a *queue.Refusal (no queue, an invalid
+	// priority, a PR GitHub does not know, one of the queue's test PRs).
 	Submit(ctx context.Context, req queue.SubmitRequest) (*queue.Entry, error)
+	// CommandTarget reads, once each, what a PR-comment command acts on:
+	// the PR and the queue of its base branch (nil if none). It refuses
+	// with a *queue.Refusal a PR GitHub does not know, a queue with
+	// commands disabled and one of the queue's own test PRs.
+	CommandTarget(ctx context.Context, repo queue.Repo, prNumber int) (*queue.CommandTarget, error)
+	// SubmitTarget submits a CommandTarget's PR to its queue without
+	// reading either again; it refuses with a *queue.Refusal a target
+	// without a queue and an invalid priority.
+	SubmitTarget(ctx context.Context, t *queue.CommandTarget, req queue.SubmitRequest) (*queue.Entry, error)
 	// CancelPR cancels the PR's active entries in every queue of repo.
 	CancelPR(ctx context.Context, repo queue.Repo, prNumber int, reason queue.Reason, detail string) ([]*queue.Entry, error)
 	// Restart re-tests an active admitted entry (queue.ErrNotActive if the
@@ -40,10 +51,9 @@ type Service interface {
 	ClaimCommand(ctx context.Context, c queue.CommandClaim) (bool, error)
 }
 
-// GitHub is the part of queue.GitHub the handlers use (same signatures).
+// GitHub is the part of queue.GitHub the handlers use (same signatures):
+// whether a user may act. What they act on the service reads.
 type GitHub interface {
-	// GetPullRequest reads a PR (queue.ErrPRNotFound if absent).
-	GetPullRequest(ctx context.Context, repo queue.Repo, number int) (*queue.PullRequest, error)
 	// Permission returns "admin", "maintain", "write", "triage", "read" or "none".
 	Permission(ctx context.Context, repo queue.Repo, user string) (string, error)
 }

@@ -99,7 +99,7 @@ func (h *PullRequestHandler) Handle(ctx context.Context, eventType, deliveryID s
 	if !h.isEnqueueLabel(settings, label) {
 		return nil
 	}
-	if isTestPR(settings, pr.HeadRef) {
+	if queue.IsOwnTestPR(settings, pr.HeadRef) {
 		zerolog.Ctx(ctx).Info().Str("head", pr.HeadRef).Msg("ignoring the queue's own test PR")
 		return nil // a queue's own test PR is never queued
 	}

@@ -159,7 +159,7 @@ func TestEnqueueLabel(t *testing.T) {
 		{name: "label commands disabled", action: "labeled", label: "merge-queue", sender: "alice", perm: "write",
 			settings: &off},
 		{name: "no queue for branch", action: "labeled", label: "merge-queue", sender: "alice", perm: "write",
-			submitErr: queue.ErrNotFound, wantComment: "no merge queue for branch `master`"},
+			submitErr: &queue.Refusal{Reason: queue.RefusedNoQueue, Err: queue.ErrNotFound}, wantComment: "no merge queue for branch `master`"},
 		{name: "unlabel cancels", action: "unlabeled", label: "merge-queue", sender: "carol", perm: "read",
 			settings: ptr(queue.DefaultSettings()), wantCancel: true},
 		{name: "bot unlabel ignored", action: "unlabeled", label: "merge-queue", sender: testBot,

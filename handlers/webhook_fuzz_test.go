@@ -55,6 +55,7 @@ func FuzzWebhook(f *testing.F) {
 		svc.addQueue(queue.QueueKey{Repo: helloWorld, Branch: "main"}, queue.DefaultSettings())
 		svc.addQueue(queue.QueueKey{Repo: helloWorld, Branch: "master"}, queue.DefaultSettings())
 		gh := &checkedGitHub{fakeGitHub: newFakeGitHub(), problems: &svc.problems}
+		svc.gh = gh
 		gh.perms = map[string]string{"Codertocat": "admin", "octocat": "write", "writer": "write", "reader": "read"}
 		p := inbox.NewProcessor(newFakeInbox(), New(testConfig(), svc, gh), zerolog.Nop())
 		h, ok := p.Handler(event)
@@ -168,6 +169,19 @@ func (s *checkedService) Submit(ctx context.Context, req queue.SubmitRequest) (*
 		s.problems.add("Submit: submitter %q, source %q", req.Submitter, req.Source)
 	}
 	return s.fakeService.Submit(ctx, req)
+}
+
+func (s *checkedService) CommandTarget(ctx context.Context, repo queue.Repo, n int) (*queue.CommandTarget, error) {
+	s.problems.pr("CommandTarget", repo, n)
+	return s.fakeService.CommandTarget(ctx, repo, n)
+}
+
+func (s *checkedService) SubmitTarget(ctx context.Context, t *queue.CommandTarget, req queue.SubmitRequest) (*queue.Entry, error) {
+	s.problems.pr("SubmitTarget", t.Repo, t.PR.Number)
+	if req.Submitter == "" || req.Source != "comment" {
+		s.problems.add("SubmitTarget: submitter %q, source %q", req.Submitter, req.Source)
+	}
+	return s.fakeService.SubmitTarget(ctx, t, req)
 }
 
 func (s *checkedService) CancelPR(ctx context.Context, repo queue.Repo, n int, reason queue.Reason, detail string) ([]*queue.Entry, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/engine"
@@ -54,24 +53,83 @@ func (s *Service) ListQueues(ctx context.Context) ([]*queue.Queue, error) {
 }
 
 // Submit puts a PR into a queue as not_ready (it is admitted once ready),
-// reading the PR from GitHub. Resubmitting an active entry only updates its
-// priority and noBatch. A PR that ended keeps its entry ID.
+// reading the queue and then the PR from GitHub. Resubmitting an active
+// entry only updates its priority and noBatch. A PR that ended keeps its
+// entry ID. It refuses (*queue.Refusal) an unknown queue (RefusedNoQueue,
+// wrapping queue.ErrNotFound), an unknown priority (RefusedInvalid, an
+// *InputError), a PR GitHub does not know (RefusedUnknownPR, wrapping
+// queue.ErrPRNotFound) and one of the queue's own test PRs (RefusedTestPR,
+// an *InputError).
 func (s *Service) Submit(ctx context.Context, req queue.SubmitRequest) (*queue.Entry, error) {
 	q, err := s.store.GetQueue(ctx, req.Key)
 	if err != nil {
-		return nil, fmt.Errorf("failed to load queue %s: %w", req.Key, err)
+		return nil, queueRefusal(req.Key, err)
 	}
-	value, name, usedDefault, err := queue.ParsePriority(req.Priority)
+	prio, err := parsePriority(req.Priority)
 	if err != nil {
 		return nil, err
 	}
 	pr, err := s.gh.GetPullRequest(ctx, q.Key.Repo, req.PRNumber)
 	if err != nil {
-		return nil, fmt.Errorf("failed to read pull request #%d: %w", req.PRNumber, err)
+		return nil, prRefusal(req.PRNumber, err)
 	}
-	if prefix := q.Settings.EffectiveTestBranchPrefix(); pr.HeadRef != "" && strings.HasPrefix(pr.HeadRef, prefix) {
-		return nil, queue.Inputf("#%d is one of the queue's own test PRs (branch %s): it cannot be queued", req.PRNumber, pr.HeadRef)
+	if err := testPRRefusal(q.Settings, req.PRNumber, pr.HeadRef); err != nil {
+		return nil, err
 	}
+	return s.submit(ctx, q, pr, req, prio)
+}
+
+// priority is a parsed SubmitRequest.Priority.
+type priority struct {
+	value       int
+	name        string
+	usedDefault bool
+}
+
+// parsePriority parses a requested priority; an unknown one is refused.
+func parsePriority(raw string) (priority, error) {
+	value, name, usedDefault, err := queue.ParsePriority(raw)
+	if err != nil {
+		return priority{}, &queue.Refusal{Reason: queue.RefusedInvalid, Msg: err.Error(), Err: err}
+	}
+	return priority{value, name, usedDefault}, nil
+}
+
+// queueRefusal is the error for a failed lookup of the queue for key: a
+// refusal when there is none.
+func queueRefusal(key queue.QueueKey, err error) error {
+	err = fmt.Errorf("failed to load queue %s: %w", key, err)
+	if errors.Is(err, queue.ErrNotFound) {
+		return &queue.Refusal{Reason: queue.RefusedNoQueue, Msg: fmt.Sprintf("there is no merge queue for branch %s", key.Branch), Err: err}
+	}
+	return err
+}
+
+// prRefusal is the error for a failed read of PR number: a refusal when
+// GitHub does not know it.
+func prRefusal(number int, err error) error {
+	err = fmt.Errorf("failed to read pull request #%d: %w", number, err)
+	if errors.Is(err, queue.ErrPRNotFound) {
+		return &queue.Refusal{Reason: queue.RefusedUnknownPR, Msg: "GitHub does not know this pull request", Err: err}
+	}
+	return err
+}
+
+// testPRRefusal refuses PR number, whose head branch is headRef, when it
+// is one of the own test PRs of the queue with settings qs
+// (queue.IsOwnTestPR): the one place the service applies that rule.
+func testPRRefusal(qs queue.Settings, number int, headRef string) error {
+	if !queue.IsOwnTestPR(&qs, headRef) {
+		return nil
+	}
+	input := queue.Inputf("#%d is one of the queue's own test PRs (branch %s): it cannot be queued", number, headRef)
+	return &queue.Refusal{Reason: queue.RefusedTestPR, Msg: input.Error(), Err: input}
+}
+
+// submit puts PR req.PRNumber, as pr says GitHub reports it, into q:
+// Submit without the reads.
+func (s *Service) submit(ctx context.Context, q *queue.Queue, pr *queue.PullRequest, req queue.SubmitRequest, prio priority) (*queue.Entry, error) {
+	value, name, usedDefault := prio.value, prio.name, prio.usedDefault
 	defer s.lock(q.ID)()
 	e, err := s.store.GetEntry(ctx, q.ID, req.PRNumber)
 	switch {

@@ -48,49 +48,6 @@ const (
 	QueueSwitchingModes QueueState = "switching_modes"
 )
 
-// Mode is the queue's testing mode.
-type Mode string
-
-const (
-	ModeSingle   Mode = "single"
-	ModeParallel Mode = "parallel"
-)
-
-// MergeMethod is the git strategy used to merge a PR into the target branch.
-type MergeMethod string
-
-const (
-	MergeCommit MergeMethod = "merge_commit"
-	Squash      MergeMethod = "squash"
-	Rebase      MergeMethod = "rebase"
-)
-
-// DirectMergeMode controls whether an up-to-date PR may skip the test run.
-type DirectMergeMode string
-
-const (
-	DirectMergeOff    DirectMergeMode = "off"
-	DirectMergeAlways DirectMergeMode = "always"
-)
-
-// OptimizationMode controls bisection optimisations.
-type OptimizationMode string
-
-const (
-	OptimizationOff                OptimizationMode = "off"
-	OptimizationBisectionSkipTests OptimizationMode = "bisection_skip_redundant_tests"
-)
-
-// TestBranchConstructionMode is how a run's test branch is built. The one
-// mode is the hosted API's rename_temp_branch: the merges are made on a
-// scratch branch (ScratchPrefix) and the test branch is created only at the
-// finished commit, so CI sees one push of a complete tree (SPEC §6).
-type TestBranchConstructionMode string
-
-const (
-	RenameTempBranch TestBranchConstructionMode = "rename_temp_branch"
-)
-
 // ParseEnum matches s case-insensitively against allowed and returns the
 // canonical (lower-case) value, or an error naming the allowed values.
 func ParseEnum[T ~string](field, s string, allowed ...T) (T, error) {
@@ -107,75 +64,10 @@ func ParseEnum[T ~string](field, s string, allowed ...T) (T, error) {
 	return zero, fmt.Errorf("%s: %q is not one of %s", field, s, strings.Join(names, ", "))
 }
 
-// Settings are a queue's configuration (seed §2.3 plus SPEC §7 extensions).
-type Settings struct {
-	Mode                        Mode
-	Concurrency                 int
-	TestingTimeoutMinutes       int
-	CanOptimisticallyMerge      bool
-	PendingFailureDepth         int
-	Batch                       bool
-	BatchingMaxWaitTimeMinutes  int
-	BatchingMinSize             int
-	BatchingMaxSize             int // 0 = follows BatchingMinSize
-	CreatePrsForTestingBranches bool
-	CommentsEnabled             bool
-	CommandsEnabled             bool
-	StatusCheckEnabled          bool
-	BisectionConcurrency        int // 0 = follows Concurrency until set explicitly
-	// RequiredStatuses: nil = use branch protection; empty = explicitly none.
-	RequiredStatuses     []string
-	DirectMergeMode      DirectMergeMode
-	OptimizationMode     OptimizationMode
-	MergeMethod          MergeMethod
-	EnqueueingLabel      string
-	LabelCommandsEnabled bool
-	StateLabelsEnabled   bool
-	ExtensionEnabled     bool
-	NotReadyTimeoutHours int
-	// BisectionParts is how many parts a failed batch is split into, in
-	// order, each tested on top of the previous (our extension; 0 = 2, the
-	// halves of SPEC §5.4). More parts find a culprit in fewer rounds.
-	BisectionParts int
-	// TestBranchConstructionMode is how test branches are built ("" =
-	// RenameTempBranch, the only mode).
-	TestBranchConstructionMode TestBranchConstructionMode
-	// AllowedBotSubmitters are the bot accounts (e.g. "renovate[bot]")
-	// allowed to submit pull requests, as the hosted API names them; nil
-	// or empty = none. Stored and shown; see docs/decisions.md for what
-	// enforces it.
-	AllowedBotSubmitters []string
-	// TestBranchPrefix starts the names of the queue's test branches,
-	// <prefix>pr-<N>/<testRunId> ("" = DefaultTestBranchPrefix). CI must
-	// run on branches under it.
-	TestBranchPrefix string
-	// IsolationRuns (our extension, off by default) also tests each
-	// admitted PR alone on the target head, beside the speculative chain:
-	// a PR failing alone twice leaves the queue, and one that passed alone
-	// is tested again once when its chain run fails as if by a flake
-	// (docs/decisions.md).
-	IsolationRuns bool
-}
-
-// DefaultSettings are the settings of a new queue (SPEC §7).
-func DefaultSettings() Settings {
-	return Settings{
-		Mode:                       ModeSingle,
-		Concurrency:                1,
-		TestingTimeoutMinutes:      60,
-		BatchingMaxWaitTimeMinutes: 5,
-		BatchingMinSize:            4,
-		CommentsEnabled:            true,
-		CommandsEnabled:            true,
-		StatusCheckEnabled:         true,
-		DirectMergeMode:            DirectMergeOff,
-		OptimizationMode:           OptimizationOff,
-		MergeMethod:                Squash,
-		EnqueueingLabel:            "merge-queue",
-		LabelCommandsEnabled:       true,
-		ExtensionEnabled:           true,
-	}
-}
+// The enum types of the settings (Mode, MergeMethod, …), Settings,
+// DefaultSettings, QueueUpdate, ApplySettings and Validate are generated
+// from the declaration of the settings (queue/settingdecl) into
+// settings_gen.go.
 
 // EffectiveBisectionConcurrency is BisectionConcurrency, or Concurrency when unset.
 func (s Settings) EffectiveBisectionConcurrency() int {

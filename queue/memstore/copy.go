@@ -34,8 +34,7 @@ func normTimes(ts ...*time.Time) error {
 
 func copyQueue(q *queue.Queue) *queue.Queue {
 	c := *q
-	c.Settings.RequiredStatuses = slices.Clone(q.Settings.RequiredStatuses)
-	c.Settings.AllowedBotSubmitters = slices.Clone(q.Settings.AllowedBotSubmitters)
+	c.Settings = q.Settings.Clone()
 	return &c
 }
 

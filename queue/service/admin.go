@@ -64,21 +64,16 @@ func (s *Service) UpdateQueue(ctx context.Context, key queue.QueueKey, u queue.Q
 			return nil, err
 		}
 	}
-	// Settings other than the mode; the mode is decided below.
-	rest := u
-	rest.Mode = nil
-	settings, err := rest.ApplySettings(q.Settings)
+	settings, err := u.ApplySettings(q.Settings)
 	if err != nil {
 		return nil, err
 	}
-	if u.Mode != nil {
-		if _, err := queue.ParseEnum("mode", string(*u.Mode), queue.ModeSingle, queue.ModeParallel); err != nil {
-			return nil, &queue.InputError{Msg: err.Error()}
-		}
-	}
+	// The mode, checked and canonical, is decided below.
+	mode := settings.Mode
+	settings.Mode = q.Settings.Mode
 	q.Settings = settings
-	if u.Mode != nil && *u.Mode != q.EffectiveMode() {
-		if err := s.changeMode(ctx, q, *u.Mode); err != nil {
+	if u.Mode != nil && mode != q.EffectiveMode() {
+		if err := s.changeMode(ctx, q, mode); err != nil {
 			return nil, err
 		}
 	}

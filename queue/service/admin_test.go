@@ -47,6 +47,9 @@ func TestUpdateQueueSettings(t *testing.T) {
 			func(s *queue.Settings) { s.RequiredStatuses = nil }},
 		{"bisection concurrency becomes explicit", nil, queue.QueueUpdate{BisectionConcurrency: opsPtr(1), Concurrency: opsPtr(5)},
 			func(s *queue.Settings) { s.BisectionConcurrency, s.Concurrency = 1, 5 }},
+		{"enums in any case are stored in lower case", nil, queue.QueueUpdate{MergeMethod: opsPtr(queue.MergeMethod("REBASE")),
+			DirectMergeMode: opsPtr(queue.DirectMergeMode("Always"))},
+			func(s *queue.Settings) { s.MergeMethod, s.DirectMergeMode = queue.Rebase, queue.DirectMergeAlways }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,18 +37,19 @@ var everyField = []string{
 	`"batchingRules":[]`, `"testBranchPrefix":"ci/merge-queue/"`, `"isolationRuns":true`,
 }
 
-// everyFieldUpdate is what everyField decodes to.
+// everyFieldUpdate is what everyField decodes to: the settings' enums as
+// sent, which the queue canonicalizes (queue.QueueUpdate.ApplySettings).
 func everyFieldUpdate() queue.QueueUpdate {
 	return queue.QueueUpdate{
-		State: ptr(queue.QueuePaused), Mode: ptr(queue.ModeParallel), Concurrency: ptr(4), TestingTimeoutMinutes: ptr(90),
+		State: ptr(queue.QueuePaused), Mode: ptr(queue.Mode("PARALLEL")), Concurrency: ptr(4), TestingTimeoutMinutes: ptr(90),
 		CanOptimisticallyMerge: ptr(true), PendingFailureDepth: ptr(2), Batch: ptr(true), BatchingMaxWaitTimeMinutes: ptr(7),
 		BatchingMinSize: ptr(3), BatchingMaxSize: ptr(6), CreatePrsForTestingBranches: ptr(true), CommentsEnabled: ptr(false),
 		CommandsEnabled: ptr(false), StatusCheckEnabled: ptr(false), BisectionConcurrency: ptr(2),
-		RequiredStatuses: ptr([]string{"ci/test", "lint"}), DirectMergeMode: ptr(queue.DirectMergeAlways),
-		OptimizationMode: ptr(queue.OptimizationBisectionSkipTests), MergeMethod: ptr(queue.MergeCommit),
+		RequiredStatuses: ptr([]string{"ci/test", "lint"}), DirectMergeMode: ptr(queue.DirectMergeMode("Always")),
+		OptimizationMode: ptr(queue.OptimizationMode("BISECTION_SKIP_REDUNDANT_TESTS")), MergeMethod: ptr(queue.MergeMethod("Merge_Commit")),
 		EnqueueingLabel: ptr("ship-it"), LabelCommandsEnabled: ptr(false), StateLabelsEnabled: ptr(true),
 		ExtensionEnabled: ptr(false), NotReadyTimeoutHours: ptr(24), BisectionParts: ptr(4),
-		TestBranchConstructionMode: ptr(queue.RenameTempBranch), AllowedBotSubmitters: ptr([]string{"renovate[bot]", "ci-app[bot]"}),
+		TestBranchConstructionMode: ptr(queue.TestBranchConstructionMode("RENAME_TEMP_BRANCH")), AllowedBotSubmitters: ptr([]string{"renovate[bot]", "ci-app[bot]"}),
 		TestBranchPrefix: ptr("ci/merge-queue/"), IsolationRuns: ptr(true),
 	}
 }
@@ -165,8 +166,8 @@ func TestUpdateQueueErrors(t *testing.T) {
 		{"bots as string", body(`"allowedBotSubmitters":"renovate[bot]"`), nil, http.StatusBadRequest,
 			"invalid field allowedBotSubmitters: expected array", false},
 		{"bots of numbers", body(`"allowedBotSubmitters":[7]`), nil, http.StatusBadRequest, "allowedBotSubmitters", false},
-		{"bot refused by the queue", body(`"allowedBotSubmitters":["a/b"]`), queue.Inputf("invalid field allowedBotSubmitters[0]: …"),
-			http.StatusBadRequest, "allowedBotSubmitters[0]", true},
+		{"bot refused by the queue's rules", body(`"allowedBotSubmitters":["a/b[bot]"]`), nil,
+			http.StatusBadRequest, "invalid field allowedBotSubmitters[0]: must hold only", false},
 		{"a batching rule", body(`"batchingRules":[{"label":"deps","maxBatchSize":5}]`), nil, http.StatusBadRequest,
 			"invalid field batchingRules: batching rules are not supported; only [] is accepted", false},
 		{"batching rules as object", body(`"batchingRules":{}`), nil, http.StatusBadRequest, "invalid field batchingRules: expected array", false},

@@ -35,7 +35,7 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 }
 
 // A setting added to the declaration reaches every output: the domain's
-// fields, default, update and validation.
+// fields, default, update and validation, the API's request and response.
 func TestANewSettingReachesEveryOutput(t *testing.T) {
 	t.Parallel()
 	added := settingdecl.Setting{
@@ -50,6 +50,8 @@ func TestANewSettingReachesEveryOutput(t *testing.T) {
 	want := map[string][]string{
 		"queue/settings_gen.go": {"MaxMergeWindowMinutes = 120", "MergeWindowMinutes int }", "MergeWindowMinutes *int }",
 			"s.MergeWindowMinutes = *u.MergeWindowMinutes", `"mergeWindowMinutes must be between 0 and %d, got %d", MaxMergeWindowMinutes`},
+		"handlers/api/queue_settings_gen.go": {"MergeWindowMinutes *int `json:\"mergeWindowMinutes\"`",
+			"MergeWindowMinutes int `json:\"mergeWindowMinutes\"`", "MergeWindowMinutes: f.MergeWindowMinutes", "MergeWindowMinutes: s.MergeWindowMinutes"},
 	}
 	for _, f := range files {
 		for _, w := range want[f.path] {

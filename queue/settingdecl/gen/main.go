@@ -67,6 +67,7 @@ func generate(_ string, all []settingdecl.Setting) ([]output, error) {
 		render func([]settingdecl.Setting) string
 	}{
 		{"queue/settings_gen.go", renderQueue},
+		{"handlers/api/queue_settings_gen.go", renderAPI},
 	} {
 		src, err := format.Source([]byte(generatedHeader + g.render(all)))
 		if err != nil {

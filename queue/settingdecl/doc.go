@@ -6,9 +6,10 @@
 // What follows from it is generated: `go generate ./queue/settingdecl`
 // (the gen command) writes queue.Settings, queue.DefaultSettings,
 // queue.QueueUpdate and the validation of each field (queue/
-// settings_gen.go), and the REST API's request and response fields
-// (handlers/api/queue_settings_gen.go); a test in gen fails when a
-// generated file is not what the declaration generates.
+// settings_gen.go), the REST API's request and response fields
+// (handlers/api/queue_settings_gen.go) and the stored SQLite document
+// (queue/sqlite/settings_gen.go); a test in gen fails when a generated
+// file is not what the declaration generates.
 //
 // Adding a setting: declare it in All, run go generate, use its field in
 // the engine (and, for a Check or WriteCheck, write that function in

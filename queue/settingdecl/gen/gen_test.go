@@ -35,7 +35,8 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 }
 
 // A setting added to the declaration reaches every output: the domain's
-// fields, default, update and validation, the API's request and response.
+// fields, default, update and validation, the API's request and response,
+// the stored document.
 func TestANewSettingReachesEveryOutput(t *testing.T) {
 	t.Parallel()
 	added := settingdecl.Setting{
@@ -52,6 +53,7 @@ func TestANewSettingReachesEveryOutput(t *testing.T) {
 			"s.MergeWindowMinutes = *u.MergeWindowMinutes", `"mergeWindowMinutes must be between 0 and %d, got %d", MaxMergeWindowMinutes`},
 		"handlers/api/queue_settings_gen.go": {"MergeWindowMinutes *int `json:\"mergeWindowMinutes\"`",
 			"MergeWindowMinutes int `json:\"mergeWindowMinutes\"`", "MergeWindowMinutes: f.MergeWindowMinutes", "MergeWindowMinutes: s.MergeWindowMinutes"},
+		"queue/sqlite/settings_gen.go": {"MergeWindowMinutes int `json:\"merge_window_minutes\"`"},
 	}
 	for _, f := range files {
 		for _, w := range want[f.path] {

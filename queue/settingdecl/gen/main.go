@@ -68,6 +68,7 @@ func generate(_ string, all []settingdecl.Setting) ([]output, error) {
 	}{
 		{"queue/settings_gen.go", renderQueue},
 		{"handlers/api/queue_settings_gen.go", renderAPI},
+		{"queue/sqlite/settings_gen.go", renderStore},
 	} {
 		src, err := format.Source([]byte(generatedHeader + g.render(all)))
 		if err != nil {

@@ -14,9 +14,10 @@ import (
 // root is the module root, from this package's directory.
 const root = "../../.."
 
-// The generated files are what the declaration generates: a setting
-// declared, changed or removed without `go generate ./queue/settingdecl`,
-// or a generated file edited by hand, fails here.
+// The generated files and docs/api.md's settings table are what the
+// declaration generates: a setting declared, changed or removed without
+// `go generate ./queue/settingdecl`, or a generated file edited by hand,
+// fails here.
 func TestGeneratedFilesAreCurrent(t *testing.T) {
 	t.Parallel()
 	files, err := generate(root, settingdecl.All)
@@ -36,7 +37,7 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 
 // A setting added to the declaration reaches every output: the domain's
 // fields, default, update and validation, the API's request and response,
-// the stored document.
+// the stored document and the docs table.
 func TestANewSettingReachesEveryOutput(t *testing.T) {
 	t.Parallel()
 	added := settingdecl.Setting{
@@ -54,6 +55,7 @@ func TestANewSettingReachesEveryOutput(t *testing.T) {
 		"handlers/api/queue_settings_gen.go": {"MergeWindowMinutes *int `json:\"mergeWindowMinutes\"`",
 			"MergeWindowMinutes int `json:\"mergeWindowMinutes\"`", "MergeWindowMinutes: f.MergeWindowMinutes", "MergeWindowMinutes: s.MergeWindowMinutes"},
 		"queue/sqlite/settings_gen.go": {"MergeWindowMinutes int `json:\"merge_window_minutes\"`"},
+		"docs/api.md":                  {"| `mergeWindowMinutes` | integer | `0` | 0–120; a rule for the docs |"},
 	}
 	for _, f := range files {
 		for _, w := range want[f.path] {

@@ -56,8 +56,9 @@ type output struct {
 	content []byte
 }
 
-// generate renders every output from the declaration.
-func generate(_ string, all []settingdecl.Setting) ([]output, error) {
+// generate renders every output from the declaration. docs/api.md is read
+// from root, its settings table replaced.
+func generate(root string, all []settingdecl.Setting) ([]output, error) {
 	if err := settingdecl.Validate(all); err != nil {
 		return nil, fmt.Errorf("invalid declaration: %w", err)
 	}
@@ -76,7 +77,15 @@ func generate(_ string, all []settingdecl.Setting) ([]output, error) {
 		}
 		out = append(out, output{g.path, src})
 	}
-	return out, nil
+	docs, err := os.ReadFile(filepath.Join(root, docsPath)) //nolint:gosec // a path of this module
+	if err != nil {
+		return nil, fmt.Errorf("failed to read %s: %w", docsPath, err)
+	}
+	table, err := replaceTable(docs, renderTable(all))
+	if err != nil {
+		return nil, err
+	}
+	return append(out, output{docsPath, table}), nil
 }
 
 // moduleRoot is the nearest directory at or above the working directory

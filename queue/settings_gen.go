@@ -112,7 +112,8 @@ type Settings struct {
 	// StatusCheckEnabled shows the queue's check run on each PR.
 	StatusCheckEnabled bool
 	// BisectionConcurrency is how many bisection (and isolation) runs may be
-	// in progress at once (0 = Concurrency, followed until set explicitly).
+	// in progress at once; 0 = Concurrency, which a queue stores at creation
+	// and before Concurrency changes.
 	BisectionConcurrency int
 	// RequiredStatuses are the checks a run must pass: nil = those branch
 	// protection requires; empty = explicitly none.
@@ -186,6 +187,18 @@ func DefaultSettings() Settings {
 func (s Settings) Clone() Settings {
 	s.RequiredStatuses = slices.Clone(s.RequiredStatuses)
 	s.AllowedBotSubmitters = slices.Clone(s.AllowedBotSubmitters)
+	return s
+}
+
+// WithCreationDefaults returns s with the defaults a queue stores when it is
+// created: an unset setting whose default is another's value at creation takes
+// that value, so it never follows the other later. The service applies it at
+// creation, and to a queue stored before (whose setting is still unset) before
+// each update, so such a queue keeps the value it showed.
+func (s Settings) WithCreationDefaults() Settings {
+	if s.BisectionConcurrency == 0 {
+		s.BisectionConcurrency = s.Concurrency
+	}
 	return s
 }
 

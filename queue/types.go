@@ -69,7 +69,8 @@ func ParseEnum[T ~string](field, s string, allowed ...T) (T, error) {
 // from the declaration of the settings (queue/settingdecl) into
 // settings_gen.go.
 
-// EffectiveBisectionConcurrency is BisectionConcurrency, or Concurrency when unset.
+// EffectiveBisectionConcurrency is BisectionConcurrency, or Concurrency
+// when unset (a queue stores it at creation: WithCreationDefaults).
 func (s Settings) EffectiveBisectionConcurrency() int {
 	if s.BisectionConcurrency > 0 {
 		return s.BisectionConcurrency
@@ -137,6 +138,21 @@ func (q *Queue) EffectiveMode() Mode {
 		return q.PendingMode
 	}
 	return q.Settings.Mode
+}
+
+// SettledState is the state the queue reports to a client that just
+// changed it: while it switches modes, the state it returns to once the
+// runs in progress are done (ResumeState; running when none), else its
+// state. A client that sent a mode change reads back the state it asked
+// for (SPEC §7); getQueue shows switching_modes meanwhile.
+func (q *Queue) SettledState() QueueState {
+	if q.State != QueueSwitchingModes {
+		return q.State
+	}
+	if q.ResumeState == "" || q.ResumeState == QueueSwitchingModes {
+		return QueueRunning
+	}
+	return q.ResumeState
 }
 
 // Admits reports whether the queue admits new entries (SPEC §4).

@@ -200,7 +200,8 @@ func TestAPIClientSession(t *testing.T) {
 		"mergeMethod": "MERGE_COMMIT", "state": "PAUSED"}))
 	q = h.sessionObject("updateQueue", sessionBody(map[string]any{"batch": false}))
 	for k, want := range map[string]string{"mode": "single", "concurrency": "2", "batch": "false", "batchingMinSize": "2",
-		"requiredStatuses": "[ci/test]", "mergeMethod": "merge_commit", "state": "paused", "bisectionConcurrency": "2"} {
+		// bisectionConcurrency is fixed at creation (concurrency 1 then).
+		"requiredStatuses": "[ci/test]", "mergeMethod": "merge_commit", "state": "paused", "bisectionConcurrency": "1"} {
 		if got := fmt.Sprint(q[k]); got != want {
 			t.Errorf("after updates %s = %s, want %s", k, got, want)
 		}
@@ -295,10 +296,16 @@ func TestAPIClientSession(t *testing.T) {
 			metricValue(fams, "mq_testing_slots_active", map[string]string{"queue_type": "main"}) == 2
 	}, func() string { return fmt.Sprint(h.scrape()["mq_testing_slots_active"]) })
 
-	// A mode change while tests run switches modes; changing back cancels.
+	// A mode change while tests run switches modes (updateQueue answers the
+	// state the queue returns to, getQueue shows the switch); changing back
+	// cancels.
 	q = h.sessionObject("updateQueue", sessionBody(map[string]any{"mode": "parallel"}))
+	if q["state"] != "running" || q["mode"] != "parallel" {
+		t.Errorf("mode change while testing: answered state %v mode %v, want running parallel", q["state"], q["mode"])
+	}
+	q = h.sessionObject("getQueue", sessionBody(nil))
 	if q["state"] != "switching_modes" || q["mode"] != "parallel" {
-		t.Errorf("mode change while testing: state %v mode %v, want switching_modes parallel", q["state"], q["mode"])
+		t.Errorf("mode change while testing: getQueue shows state %v mode %v, want switching_modes parallel", q["state"], q["mode"])
 	}
 	q = h.sessionObject("updateQueue", sessionBody(map[string]any{"mode": "single", "state": "switching_modes"}))
 	if q["state"] != "running" || q["mode"] != "single" {

@@ -96,3 +96,65 @@ func TestAPIStrictClientFields(t *testing.T) {
 		t.Errorf("run %s: status %v source %v, want failed merge_instance", run, d["status"], d["requiredStatusesSource"])
 	}
 }
+
+// The two flows of the Terraform provider for this API that failed with
+// "Provider produced inconsistent result after apply", against the real
+// stack: the provider sends its whole configuration on every apply and
+// requires each attribute of the answer to be what it planned (a computed
+// attribute not in the configuration keeps the value it read). SPEC §7:
+// bisectionConcurrency's default is fixed at creation (stored, so across a
+// restart too), and updateQueue answers the state the queue returns to
+// while getQueue shows switching_modes.
+func TestAPITerraformProviderFlows(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, fakegithub.CIOptions{})
+	config := map[string]any{"concurrency": 2, "mode": "single", "state": "running"}
+	h.mustPost("createQueue", sessionBody(config))
+	prior := h.sessionObject("getQueue", sessionBody(nil))
+	delete(prior, "enqueuedPullRequests")
+
+	// apply sends the configuration changed by change and checks the
+	// answer against the plan: the prior state changed by change.
+	apply := func(change map[string]any) {
+		t.Helper()
+		for k, v := range change {
+			config[k] = v
+			prior[k] = fmt.Sprint(v)
+		}
+		answer := h.sessionObject("updateQueue", sessionBody(config))
+		for k, planned := range prior {
+			if got := fmt.Sprint(answer[k]); got != fmt.Sprint(planned) {
+				t.Errorf("Provider produced inconsistent result after apply: .%s: was %v, but now %s", k, planned, got)
+			}
+		}
+	}
+
+	// concurrency changes; bisection_concurrency is not in the configuration.
+	apply(map[string]any{"concurrency": 3})
+	if err := h.env.StopApp(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if err := h.env.RestartApp(context.Background()); err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	if q := h.sessionObject("getQueue", sessionBody(nil)); fmt.Sprint(q["bisectionConcurrency"]) != "2" || fmt.Sprint(q["concurrency"]) != "3" {
+		t.Errorf("after a restart bisectionConcurrency %v concurrency %v, want 2 3", q["bisectionConcurrency"], q["concurrency"])
+	}
+
+	// mode changes while a run tests.
+	h.env.Fake.SetCIHold(true)
+	pr := h.openPR("one", map[string]string{"one.txt": "1\n"})
+	h.submit(pr)
+	h.waitState(pr, "testing")
+	apply(map[string]any{"mode": "parallel"})
+	if q := h.sessionObject("getQueue", sessionBody(nil)); q["state"] != "switching_modes" || q["mode"] != "parallel" {
+		t.Errorf("while the run tests: state %v mode %v, want switching_modes parallel", q["state"], q["mode"])
+	}
+	h.env.Fake.SetCIHold(false)
+	h.env.Fake.ReleaseCI()
+	h.waitState(pr, "merged")
+	h.waitFor("the queue to switch modes", func() bool {
+		q := h.sessionObject("getQueue", sessionBody(nil))
+		return q["state"] == "running" && q["mode"] == "parallel"
+	}, nil)
+}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/handlers/api/apitoken/apitokentest"
+	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/memstore"
 	"github.com/mergequeue/mq/queue/service"
 )
@@ -35,4 +37,19 @@ func newLiveHarness(t *testing.T) *liveHarness {
 	h.srv = httptest.NewServer(mux)
 	t.Cleanup(h.srv.Close)
 	return &liveHarness{harness: h, store: store}
+}
+
+// startRun records a test run in progress on the queue of branch, as the
+// engine does when it starts testing.
+func (h *liveHarness) startRun(branch string) {
+	h.t.Helper()
+	ctx := context.Background()
+	q, err := h.store.GetQueue(ctx, queue.QueueKey{Repo: testKey.Repo, Branch: branch})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	run := &queue.TestRun{ID: "run-1", QueueID: q.ID, Status: queue.RunInProgress, CreatedAt: testNow}
+	if err := h.store.SaveRun(ctx, run); err != nil {
+		h.t.Fatal(err)
+	}
 }

@@ -79,11 +79,11 @@ func declaredKeys() []string {
 }
 
 // shownDefault is the JSON getQueue shows for a new queue's setting: its
-// declared Shown method on the default settings, else its declared
-// default, else the zero value of its kind.
+// declared Shown method on the default settings (as stored at creation),
+// else its declared default, else the zero value of its kind.
 func shownDefault(t *testing.T, s settingdecl.Setting) string {
 	t.Helper()
-	settings := queue.DefaultSettings()
+	settings := queue.DefaultSettings().WithCreationDefaults()
 	var v any
 	switch {
 	case strings.HasPrefix(s.Shown, "Queue."):

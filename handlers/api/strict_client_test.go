@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -257,5 +258,79 @@ func TestStrictSchemasAreInTheShapes(t *testing.T) {
 				t.Errorf("%s: %q is required by a strict client but missing from the shape", c.name, k)
 			}
 		}
+	}
+}
+
+// The Terraform provider for this API (v1.0.4 and v0.1.3, unmodified)
+// reads the queue after create, sends its whole configuration on every
+// apply, and then requires each attribute of updateQueue's answer to be
+// what it planned: the configured value, or, for a computed attribute not
+// in the configuration, the value it read before. Anything else fails the
+// apply with "Provider produced inconsistent result after apply". Two
+// flows did: changing concurrency without bisection_concurrency in the
+// configuration (".bisection_concurrency: was 2, but now 3": its default
+// followed concurrency), and changing mode while a run tests (".state: was
+// "running", but now "switching_modes""). SPEC §7: the default is fixed
+// at creation, and updateQueue answers the state the queue returns to.
+func TestStrictClientTerraformFlows(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		config     map[string]any // created with, and sent on every apply
+		change     map[string]any // the configuration's change
+		oldRow     bool           // the queue was stored before bisectionConcurrency was fixed at creation
+		runTesting bool
+		wantRead   map[string]string // getQueue after the apply
+	}{
+		{"concurrency changed, bisection_concurrency not configured", map[string]any{"concurrency": 2, "mode": "single"},
+			map[string]any{"concurrency": 3}, false, false, map[string]string{"concurrency": "3", "bisectionConcurrency": "2"}},
+		{"concurrency changed on a queue stored before", map[string]any{"concurrency": 2, "mode": "single"},
+			map[string]any{"concurrency": 3}, true, false, map[string]string{"concurrency": "3", "bisectionConcurrency": "2"}},
+		{"mode changed while a run tests", map[string]any{"mode": "single", "state": "running", "concurrency": 2},
+			map[string]any{"mode": "parallel"}, false, true, map[string]string{"state": `"switching_modes"`, "mode": `"parallel"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newLiveHarness(t)
+			if tt.oldRow {
+				s := queue.DefaultSettings()
+				s.Concurrency = tt.config["concurrency"].(int) // bisectionConcurrency unset: it followed concurrency
+				q := &queue.Queue{Key: testKey, State: queue.QueueRunning, Settings: s, CreatedAt: testNow, UpdatedAt: testNow, NextSeq: 1}
+				if err := h.store.CreateQueue(context.Background(), q); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				wantEmptyObject(t, h.post("createQueue", branchBody(t, "main", tt.config)))
+			}
+			prior, _ := rawFields(t, h.post("getQueue", branchBody(t, "main", nil)))
+			if tt.runTesting {
+				h.startRun("main")
+			}
+
+			sent := map[string]any{}
+			planned := map[string]string{}
+			for k, v := range prior {
+				planned[k] = string(v)
+			}
+			delete(planned, "enqueuedPullRequests")
+			for _, m := range []map[string]any{tt.config, tt.change} {
+				for k, v := range m {
+					sent[k], planned[k] = v, jsonOf(t, v)
+				}
+			}
+			answer, _ := rawFields(t, h.post("updateQueue", branchBody(t, "main", sent)))
+			for k, want := range planned {
+				if got := string(answer[k]); got != want {
+					t.Errorf("Provider produced inconsistent result after apply: .%s: was %s, but now %s", k, want, got)
+				}
+			}
+			read, _ := rawFields(t, h.post("getQueue", branchBody(t, "main", nil)))
+			for k, want := range tt.wantRead {
+				if got := string(read[k]); got != want {
+					t.Errorf("getQueue after the apply: %s = %s, want %s", k, got, want)
+				}
+			}
+		})
 	}
 }

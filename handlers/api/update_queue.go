@@ -18,9 +18,11 @@ type updateQueueRequest struct {
 // updateQueue (POST /v1/updateQueue) changes some of a queue's settings
 // and answers 200 with the full queue as getQueue shows it, without
 // enqueuedPullRequests. A value equal to the current one is not a change.
-// Changing mode while tests run puts the queue in switching_modes (the
-// answer shows the new mode). 404 if the queue is unknown; 400 for an
-// invalid field, in which case nothing changes.
+// Changing mode while tests run puts the queue in switching_modes; the
+// answer shows the new mode and, as state, the state the queue returns to
+// (queue.Queue.SettledState, SPEC §7), so a client reads back what it
+// asked for. 404 if the queue is unknown; 400 for an invalid field, in
+// which case nothing changes.
 func (a *API) updateQueue(w http.ResponseWriter, r *http.Request) error {
 	var req updateQueueRequest
 	if err := readJSON(w, r, &req); err != nil {
@@ -45,5 +47,7 @@ func (a *API) updateQueue(w http.ResponseWriter, r *http.Request) error {
 		}
 		return fmt.Errorf("failed to update queue %s: %w", key, err)
 	}
-	return writeJSON(w, newQueueJSON(q))
+	resp := newQueueJSON(q)
+	resp.State = string(q.SettledState())
+	return writeJSON(w, resp)
 }

@@ -11,9 +11,10 @@ import (
 )
 
 // CreateQueueFrom creates a queue from the default settings changed by u,
-// in u's state (running when nil). ErrExists if the queue exists; an
-// *InputError if the key breaks the naming rules (QueueKey.Validate) or u
-// is invalid.
+// in u's state (running when nil), storing the defaults fixed at creation
+// (queue.Settings.WithCreationDefaults: bisectionConcurrency is the
+// concurrency given). ErrExists if the queue exists; an *InputError if the
+// key breaks the naming rules (QueueKey.Validate) or u is invalid.
 func (s *Service) CreateQueueFrom(ctx context.Context, key queue.QueueKey, u queue.QueueUpdate) (*queue.Queue, error) {
 	if err := key.Validate(); err != nil {
 		return nil, &queue.InputError{Msg: err.Error()}
@@ -22,6 +23,7 @@ func (s *Service) CreateQueueFrom(ctx context.Context, key queue.QueueKey, u que
 	if err != nil {
 		return nil, err
 	}
+	settings = settings.WithCreationDefaults()
 	state := queue.QueueRunning
 	if u.State != nil {
 		if err := queue.CheckStateWrite(queue.QueueRunning, *u.State); err != nil {
@@ -41,6 +43,10 @@ func (s *Service) CreateQueueFrom(ctx context.Context, key queue.QueueKey, u que
 // UpdateQueue applies a partial update under the queue's lock and returns
 // the saved queue (ErrNotFound if it does not exist; *InputError if the
 // update is invalid, in which case nothing changes).
+//
+// A queue stored before a default was fixed at creation has it stored now
+// (queue.Settings.WithCreationDefaults), so that its bisectionConcurrency
+// keeps the value it showed when concurrency changes.
 //
 // Mode: a new mode applies at once when no run is building or in
 // progress; otherwise the queue enters switching_modes (PendingMode set,
@@ -64,7 +70,7 @@ func (s *Service) UpdateQueue(ctx context.Context, key queue.QueueKey, u queue.Q
 			return nil, err
 		}
 	}
-	settings, err := u.ApplySettings(q.Settings)
+	settings, err := u.ApplySettings(q.Settings.WithCreationDefaults())
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,10 @@ func TestUpdateQueueSettings(t *testing.T) {
 			func(s *queue.Settings) { s.RequiredStatuses = nil }},
 		{"bisection concurrency becomes explicit", nil, queue.QueueUpdate{BisectionConcurrency: opsPtr(1), Concurrency: opsPtr(5)},
 			func(s *queue.Settings) { s.BisectionConcurrency, s.Concurrency = 1, 5 }},
+		// A queue stored before bisectionConcurrency was fixed at creation
+		// keeps the value it showed (its concurrency then).
+		{"bisection concurrency of an older queue stays", func(s *queue.Settings) { s.Concurrency, s.BisectionConcurrency = 3, 0 },
+			queue.QueueUpdate{Concurrency: opsPtr(5)}, func(s *queue.Settings) { s.BisectionConcurrency, s.Concurrency = 3, 5 }},
 		{"enums in any case are stored in lower case", nil, queue.QueueUpdate{MergeMethod: opsPtr(queue.MergeMethod("REBASE")),
 			DirectMergeMode: opsPtr(queue.DirectMergeMode("Always"))},
 			func(s *queue.Settings) { s.MergeMethod, s.DirectMergeMode = queue.Rebase, queue.DirectMergeAlways }},
@@ -64,7 +68,9 @@ func TestUpdateQueueSettings(t *testing.T) {
 			if err != nil {
 				t.Fatalf("UpdateQueue: %v", err)
 			}
-			want := start
+			// Every update stores what a queue fixes at creation
+			// (bisectionConcurrency = the concurrency it shows).
+			want := start.WithCreationDefaults()
 			tt.want(&want)
 			opsEqual(t, "returned settings", got.Settings, want)
 			opsEqual(t, "stored settings", f.stored("main").Settings, want)
@@ -231,6 +237,7 @@ func TestCreateQueueFrom(t *testing.T) {
 	}
 	want := queue.DefaultSettings()
 	want.Mode, want.MergeMethod, want.RequiredStatuses = queue.ModeParallel, queue.MergeCommit, []string{}
+	want.BisectionConcurrency = want.Concurrency // fixed at creation
 	stored := f.stored("main")
 	opsEqual(t, "settings", stored.Settings, want)
 	opsEqual(t, "state", stored.State, queue.QueuePaused)

@@ -9,7 +9,8 @@ import (
 	"github.com/mergequeue/mq/queue/engine"
 )
 
-// CreateQueue creates a queue with the given settings (ErrExists if the
+// CreateQueue creates a queue with the given settings and the defaults
+// fixed at creation (queue.Settings.WithCreationDefaults) (ErrExists if the
 // queue exists; *InputError if the key breaks the naming rules or the
 // settings are invalid). Every stored queue has a valid key, so the
 // workers only ever put valid names into GitHub paths.
@@ -17,6 +18,7 @@ func (s *Service) CreateQueue(ctx context.Context, key queue.QueueKey, settings 
 	if err := key.Validate(); err != nil {
 		return nil, &queue.InputError{Msg: err.Error()}
 	}
+	settings = settings.WithCreationDefaults()
 	if err := settings.Validate(); err != nil {
 		return nil, err
 	}

@@ -69,6 +69,12 @@ type Setting struct {
 	// queue.Settings, or of *queue.Queue with the prefix "Queue."; "" is
 	// the field itself.
 	Shown string
+	// DefaultFrom is the API name of the setting whose value at creation
+	// is this one's default (this one must be Unset): it is stored at
+	// creation (queue.Settings.WithCreationDefaults), and a queue stored
+	// before, which still lacks it, has it stored at its next update, so
+	// it never moves on its own.
+	DefaultFrom string
 
 	// Min and Max bound an Int a client writes.
 	Min, Max int
@@ -298,6 +304,12 @@ func validateOne(s Setting, all []Setting) error {
 		other, ok := findAPI(all, s.AtLeast)
 		if !ok || other.Kind != Int || s.Kind != Int {
 			return fmt.Errorf("atLeast %q: an Int may only be at least another Int", s.AtLeast)
+		}
+	}
+	if s.DefaultFrom != "" {
+		from, ok := findAPI(all, s.DefaultFrom)
+		if !ok || from.Kind != s.Kind || !s.Unset || from.DefaultFrom != "" {
+			return fmt.Errorf("defaultFrom %q: must name another setting of the same kind, itself without DefaultFrom, and this one must be Unset", s.DefaultFrom)
 		}
 	}
 	if s.Default != nil {

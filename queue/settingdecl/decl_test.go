@@ -33,6 +33,7 @@ func TestValidateRefuses(t *testing.T) {
 		{"no example", func(s *Setting) { s.Example = nil }, "no example"},
 		{"a doc not naming the field", func(s *Setting) { s.Doc = "Foo." }, "must start with"},
 		{"an int without its bound's name", func(s *Setting) { s.MaxConst = "" }, "MaxConst"},
+		{"a default from an unknown setting", func(s *Setting) { s.Unset, s.Min, s.Shown, s.DefaultDoc, s.DefaultFrom = true, 1, "E", "x", "nope" }, "defaultFrom"},
 		{"at least a setting of another kind", func(s *Setting) { s.AtLeast = "mode" }, "atLeast"},
 		{"a stored key twice", func(s *Setting) { s.Store = "concurrency" }, `stored key "concurrency"`},
 		{"an API name twice", func(s *Setting) { s.API = "batch" }, `API name "batch"`},

@@ -80,12 +80,12 @@ var All = []Setting{
 	},
 	{
 		API: "bisectionConcurrency", Field: "BisectionConcurrency", Store: "bisection_concurrency", Kind: Int,
-		Unset: true, Shown: "EffectiveBisectionConcurrency",
+		Unset: true, Shown: "EffectiveBisectionConcurrency", DefaultFrom: "concurrency",
 		Min: 1, Max: 1000, MaxConst: "MaxConcurrency",
-		Doc: "BisectionConcurrency is how many bisection (and isolation) runs may be in progress at once " +
-			"(0 = Concurrency, followed until set explicitly).",
-		DefaultDoc: "`concurrency` (following it until written)",
-		Rule:       "once written it no longer follows `concurrency`",
+		Doc: "BisectionConcurrency is how many bisection (and isolation) runs may be in progress at once; " +
+			"0 = Concurrency, which a queue stores at creation and before Concurrency changes.",
+		DefaultDoc: "`concurrency` at creation",
+		Rule:       "stored at creation: a later change of `concurrency` does not move it",
 		Example:    2,
 	},
 	{

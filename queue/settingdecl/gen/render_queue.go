@@ -107,6 +107,18 @@ func renderSettings(w *writer, all []settingdecl.Setting) {
 	}
 	w.f("\treturn s\n}\n\n")
 
+	w.comment(0, "WithCreationDefaults returns s with the defaults a queue stores when it is created: an unset "+
+		"setting whose default is another's value at creation takes that value, so it never follows the other "+
+		"later. The service applies it at creation, and to a queue stored before (whose setting is still unset) "+
+		"before each update, so such a queue keeps the value it showed.")
+	w.f("func (s Settings) WithCreationDefaults() Settings {\n")
+	for _, s := range stored(all) {
+		if s.DefaultFrom != "" {
+			from, _ := settingdecl.ByAPI(s.DefaultFrom)
+			w.f("\tif s.%[1]s == 0 {\n\t\ts.%[1]s = s.%[2]s\n\t}\n", s.Field, from.Field)
+		}
+	}
+	w.f("\treturn s\n}\n\n")
 }
 
 func renderUpdate(w *writer, all []settingdecl.Setting) {

@@ -1,0 +1,234 @@
+// Command mqload measures the service under load on loopback: it starts
+// the real server (app.App, wired as `bot serve` wires it, on SQLite in a
+// temporary directory) with its fake GitHub, fills a queue, and measures
+// with its own load generator (keep-alive clients sending back to back for
+// a fixed time, every latency recorded) the REST point read
+// (getSubmittedPullRequest), getQueue, /healthz and signed webhook ingest,
+// each beside an empty Go handler answering `{}` on a server with the same
+// settings, measured in the same round. It also counts the GitHub calls
+// per merged PR of a burst of PRs. It prints Markdown: medians over the
+// rounds with their spread, and the machine.
+//
+//	go run ./cmd/mqload                       # docs/performance.md, "Service"
+//	go run ./cmd/mqload -only getSubmittedPullRequest -rounds 1 -duration 10s -cpuprofile cpu.out
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// options are the parsed flags.
+type options struct {
+	rounds      int
+	duration    time.Duration
+	clients     int
+	senders     int
+	entries     int
+	prs         int
+	concurrency int
+	reconcile   time.Duration
+	only        []string
+	cpuProfile  string
+	verbose     bool
+	args        []string // as given, for the report
+}
+
+// warmup is the unrecorded time before each figure's window.
+func (o options) warmup() time.Duration {
+	return min(o.duration/5, 500*time.Millisecond)
+}
+
+// wants reports whether figure key is to be measured.
+func (o options) wants(key string) bool {
+	return len(o.only) == 0 || slices.Contains(o.only, key)
+}
+
+// commandLine is the command that reproduces the run.
+func (o options) commandLine() string {
+	return strings.TrimSpace("go run ./cmd/mqload " + strings.Join(o.args, " "))
+}
+
+func parse(args []string, stderr io.Writer) (options, error) {
+	o := options{args: args}
+	fs := flag.NewFlagSet("mqload", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: mqload [flags]
+
+Starts the merge queue (the real server, on SQLite in a temporary directory)
+on loopback with its fake GitHub, fills a queue, and measures under load:
+getSubmittedPullRequest (many clients and one), getQueue, /healthz and signed
+webhook ingest, each beside an empty Go handler answering {} in the same
+round; then the GitHub calls per merged PR of a burst of PRs. Prints Markdown
+tables: medians over the rounds with their spread, and the machine.
+
+Figures (for -only): `+strings.Join(figureKeys, ", ")+`
+
+flags:
+`)
+		fs.PrintDefaults()
+	}
+	fs.IntVar(&o.rounds, "rounds", 3, "rounds: every figure is measured once per round")
+	fs.DurationVar(&o.duration, "duration", 3*time.Second, "how long each load figure is measured per round (after a warm-up of a fifth of it, at most 500ms)")
+	fs.IntVar(&o.clients, "clients", 16, "keep-alive clients of the REST and /healthz figures (and of the empty handler)")
+	fs.IntVar(&o.senders, "senders", 8, "keep-alive senders of the webhook figure")
+	fs.IntVar(&o.entries, "entries", 100, "PRs queued for the read figures (getQueue lists them all)")
+	fs.IntVar(&o.prs, "prs", 20, "PRs of the burst the writes figure merges")
+	fs.IntVar(&o.concurrency, "concurrency", 4, "concurrency of the queues")
+	fs.DurationVar(&o.reconcile, "reconcile-interval", 30*time.Second, "the engine's reconcile interval (as engine.reconcile_interval; 30s is the default of bot serve)")
+	only := fs.String("only", "", "comma-separated figures to measure (default: all); the empty handler is always measured with a load figure")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (server and load generator: one process) to this file")
+	fs.BoolVar(&o.verbose, "v", false, "print progress and the server's logs (JSON) to stderr")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	switch {
+	case o.rounds < 1:
+		return o, fmt.Errorf("-rounds must be at least 1, got %d", o.rounds)
+	case o.duration <= 0:
+		return o, fmt.Errorf("-duration must be positive, got %s", o.duration)
+	case o.clients < 1 || o.senders < 1:
+		return o, fmt.Errorf("-clients and -senders must be at least 1")
+	case o.entries < 1 || o.prs < 1:
+		return o, fmt.Errorf("-entries and -prs must be at least 1")
+	case o.concurrency < 1:
+		return o, fmt.Errorf("-concurrency must be at least 1, got %d", o.concurrency)
+	case o.reconcile < 100*time.Millisecond:
+		return o, fmt.Errorf("-reconcile-interval must be at least 100ms, got %s", o.reconcile)
+	}
+	if *only != "" {
+		for _, k := range strings.Split(*only, ",") {
+			k = strings.TrimSpace(k)
+			if !slices.Contains(figureKeys, k) {
+				return o, fmt.Errorf("unknown figure %q in -only (figures: %s)", k, strings.Join(figureKeys, ", "))
+			}
+			o.only = append(o.only, k)
+		}
+	}
+	return o, nil
+}
+
+// run parses args, measures and prints; it returns the exit code: 0, 2
+// for a usage error, 1 when a measurement failed.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parse(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "mqload:", err)
+		return 2
+	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "mqload:", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(stderr, "mqload: failed to start the CPU profile:", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if err := measure(ctx, o, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "mqload:", err)
+		return 1
+	}
+	return 0
+}
+
+// measure runs every round and prints the report.
+func measure(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	progress := func(format string, a ...any) {
+		if o.verbose {
+			fmt.Fprintf(stderr, "mqload: "+format+"\n", a...)
+		}
+	}
+	loadAvg := loadAverage()
+	var logs io.Writer
+	if o.verbose {
+		logs = stderr
+	}
+	var rows []loadRow
+	needLoad := slices.ContainsFunc(figureKeys, func(k string) bool { return k != "writes" && o.wants(k) })
+	if needLoad {
+		empty, err := startEmptyServer()
+		if err != nil {
+			return err
+		}
+		defer empty.Close()
+		progress("starting the service and queuing %d PRs", o.entries)
+		svc, err := startService(ctx, logs, o.reconcile, o.concurrency)
+		if err != nil {
+			return err
+		}
+		defer svc.Close()
+		if err := svc.fill(ctx, o.entries); err != nil {
+			return err
+		}
+		var payloads [][]byte
+		if o.wants("webhooks") {
+			if payloads, err = svc.statusPayloads(ctx); err != nil {
+				return err
+			}
+		}
+		if err := svc.waitInboxDrained(ctx); err != nil {
+			return err
+		}
+		figs := []figure{svc.pointReadFigure("getSubmittedPullRequest", o.clients), svc.pointReadFigure("getSubmittedPullRequest-1", 1),
+			svc.getQueueFigure(o.clients), svc.healthzFigure(o.clients)}
+		figs = slices.DeleteFunc(figs, func(f figure) bool { return !o.wants(f.Key) })
+		m := newMeasurement(o, empty)
+		for round := range o.rounds {
+			list := slices.Clone(figs)
+			if o.wants("webhooks") {
+				list = append(list, svc.webhookFigure(payloads, o.senders, round))
+			}
+			for _, f := range list {
+				progress("round %d/%d: %s", round+1, o.rounds, f.Name)
+				if err := m.measure(ctx, f); err != nil {
+					return err
+				}
+			}
+		}
+		rows = m.rows()
+	}
+	var writes *writeRow
+	if o.wants("writes") {
+		writes = &writeRow{}
+		for round := range o.rounds {
+			progress("round %d/%d: GitHub calls per merged PR (%d PRs)", round+1, o.rounds, o.prs)
+			w, err := measureWrites(ctx, o.prs, o.concurrency, o.reconcile)
+			if err != nil {
+				return err
+			}
+			wr, calls := w.PerMerge()
+			writes.Writes = append(writes.Writes, wr)
+			writes.Calls = append(writes.Calls, calls)
+			writes.Took = append(writes.Took, w.Took.Seconds())
+		}
+	}
+	report(stdout, o, rows, writes, loadAvg)
+	return nil
+}

@@ -81,6 +81,15 @@ type Config struct {
 type ServerConfig struct {
 	Address   string `yaml:"address"`
 	PublicURL string `yaml:"public_url"`
+	// AdminListen is the address of the admin listener (Go's pprof
+	// profiles under /debug/pprof/); "" (the default) starts none. A
+	// host-less address (":6060") listens on loopback only, and another
+	// host must be a loopback one unless AdminAllowRemote is set: the
+	// profiles show the process's memory and are served without
+	// authentication.
+	AdminListen string `yaml:"admin_listen"`
+	// AdminAllowRemote lets AdminListen name a non-loopback host.
+	AdminAllowRemote bool `yaml:"admin_allow_remote"`
 }
 
 // GitHubConfig is go-githubapp's `github:` block plus the host name queues
@@ -416,6 +425,9 @@ func (c *Config) Validate() error {
 
 	if _, _, err := net.SplitHostPort(c.Server.Address); err != nil {
 		add("server.address: %q is not host:port: %w", c.Server.Address, err)
+	}
+	if err := c.Server.validateAdmin(); err != nil {
+		errs = append(errs, err)
 	}
 	errs = appendURLErr(errs, "server.public_url", c.Server.PublicURL)
 	errs = appendURLErr(errs, "github.web_url", c.GitHub.WebURL)

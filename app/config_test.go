@@ -233,7 +233,7 @@ func TestLoadConfigEnvOverrides(t *testing.T) {
 			},
 			check: func(t *testing.T, c *Config) {
 				want := AppCredentials{IntegrationID: 99, WebhookSecret: "env", PrivateKeyPath: "/env.pem"}
-				if c.GitHub.App != want || c.Database.Path != "/data/mq.db" || c.Server != (ServerConfig{":9", "https://mq.example"}) ||
+				if c.GitHub.App != want || c.Database.Path != "/data/mq.db" || c.Server != (ServerConfig{Address: ":9", PublicURL: "https://mq.example"}) ||
 					c.Logging.Level != "warn" {
 					t.Errorf("got %+v", c)
 				}

@@ -15,7 +15,8 @@ import (
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("serve", "serve --config FILE",
 		"Runs the merge queue as a GitHub App: webhooks at /api/github/hook, the REST API\n"+
-			"at /v1/, the dashboard at /, /metrics, /healthz and /readyz. It refuses to\n"+
+			"at /v1/, the dashboard at /, /metrics, /healthz and /readyz (and Go's profiles\n"+
+			"at /debug/pprof/ on server.admin_listen, when set). It refuses to\n"+
 			"start without a webhook secret or with a key GitHub does not accept.\n"+
 			"`bot setup` writes a config; config.example.yml documents every key.")
 	configPath := fs.String("config", "", "configuration file (YAML); secrets may come from MQ_* environment variables")
@@ -48,9 +49,27 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("failed to listen on %s: %w", cfg.Server.Address, err)
 	}
 	log.Info().Str("address", ln.Addr().String()).Str("version", v).Msg("listening")
+	adminCtx, stopAdmin := context.WithCancel(ctx)
+	defer stopAdmin()
+	var admin chan error
+	if addr := cfg.Server.AdminAddress(); addr != "" {
+		aln, err := net.Listen("tcp", addr)
+		if err != nil {
+			_ = ln.Close()
+			_ = a.Close()
+			return fmt.Errorf("failed to listen on %s (server.admin_listen): %w", addr, err)
+		}
+		log.Info().Str("address", aln.Addr().String()).Msg("admin listener (pprof) on /debug/pprof/")
+		admin = make(chan error, 1)
+		go func() { admin <- app.ServeAdmin(adminCtx, aln) }()
+	}
 	if err := a.Start(ctx); err != nil {
 		return err
 	}
 	serveErr := a.Serve(ctx, ln)
+	stopAdmin()
+	if admin != nil {
+		serveErr = errors.Join(serveErr, <-admin)
+	}
 	return errors.Join(serveErr, a.Close())
 }

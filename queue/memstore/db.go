@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/changes"
 )
 
 // prKey identifies a PR in a queue.
@@ -28,6 +29,9 @@ type checkKey struct {
 // index below points at the same stored value as its primary map.
 type db struct {
 	mu sync.Mutex
+	// versions counts the writes of each queue (Store.QueueVersion); it is
+	// bumped under mu, after the write.
+	versions changes.Versions
 
 	nextQueueID  int64
 	nextEventID  int64

@@ -42,6 +42,7 @@ func (o *ops) SaveEntry(ctx context.Context, e *queue.Entry) error {
 			d.insertEntry(old)
 		}
 	})
+	d.versions.Changed(e.QueueID)
 	return nil
 }
 

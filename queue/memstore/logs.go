@@ -39,6 +39,7 @@ func (o *ops) SetTargets(ctx context.Context, t queue.Targets) error {
 			delete(d.targets, k)
 		}
 	})
+	d.versions.Changed(t.QueueID)
 	return nil
 }
 
@@ -86,6 +87,7 @@ func (o *ops) AddEvent(ctx context.Context, ev *queue.Event) error {
 		d.events[c.QueueID] = slices.Delete(d.events[c.QueueID], i, i+1)
 		d.nextEventID = prevID
 	})
+	d.versions.Changed(c.QueueID)
 	ev.ID = c.ID
 	return nil
 }

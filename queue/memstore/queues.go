@@ -34,6 +34,7 @@ func (o *ops) CreateQueue(ctx context.Context, q *queue.Queue) error {
 		delete(d.queueIDs, c.Key.Fold())
 		d.nextQueueID = prevID
 	})
+	d.versions.Changed(0)
 	q.ID = c.ID
 	return nil
 }
@@ -101,6 +102,7 @@ func (o *ops) UpdateQueue(ctx context.Context, q *queue.Queue) error {
 	c.Key, c.CreatedAt = old.Key, old.CreatedAt
 	d.queues[q.ID] = c
 	o.tx.add(func() { d.queues[q.ID] = old })
+	d.versions.Changed(q.ID)
 	return nil
 }
 
@@ -159,6 +161,7 @@ func (o *ops) DeleteQueue(ctx context.Context, id int64) error {
 	delete(d.mergeAt, id)
 	delete(d.queues, id)
 	delete(d.queueIDs, q.Key.Fold())
+	d.versions.Changed(0)
 	o.tx.add(func() {
 		d.queues[id] = q
 		d.queueIDs[q.Key.Fold()] = id

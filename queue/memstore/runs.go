@@ -36,6 +36,7 @@ func (o *ops) SaveRun(ctx context.Context, r *queue.TestRun) error {
 			d.insertRun(old)
 		}
 	})
+	d.versions.Changed(c.QueueID)
 	return nil
 }
 

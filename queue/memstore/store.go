@@ -27,6 +27,14 @@ func New() *Store {
 	return &Store{ops: ops{d: newDB()}}
 }
 
+// QueueVersion returns a number that grows with every write that may
+// change what the reads of queue queueID return: its row, its entries,
+// runs, impacted targets and events, and the creation or deletion of any
+// queue. A transaction's writes count as they are made; nobody can read
+// them before it ends, and a rollback only makes a version change for
+// nothing. It never blocks.
+func (s *Store) QueueVersion(queueID int64) uint64 { return s.d.versions.Version(queueID) }
+
 // txStore is the store a WithTx function receives: it works on the same data
 // under the lock WithTx holds, and logs how to undo each write.
 type txStore struct {

@@ -100,6 +100,7 @@ func (o *ops) SaveEntry(ctx context.Context, e *queue.Entry) error {
 	if _, err := o.wr.ExecContext(ctx, entryUpsert, columnArgs(entryColumns(e))...); err != nil {
 		return fmt.Errorf("failed to save entry %s (queue %d, PR #%d): %w", e.ID, e.QueueID, e.PRNumber, existsErr(err))
 	}
+	o.changed(e.QueueID)
 	return nil
 }
 

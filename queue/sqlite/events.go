@@ -38,6 +38,7 @@ func (o *ops) AddEvent(ctx context.Context, ev *queue.Event) error {
 	if err != nil {
 		return fmt.Errorf("failed to record event of entry %s: %w", ev.EntryID, err)
 	}
+	o.changed(ev.QueueID)
 	id, err := res.LastInsertId()
 	if err != nil {
 		return fmt.Errorf("failed to read event id: %w", err)

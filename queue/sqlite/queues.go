@@ -60,6 +60,7 @@ func (o *ops) CreateQueue(ctx context.Context, q *queue.Queue) error {
 	if err != nil {
 		return fmt.Errorf("failed to create queue %s: %w", q.Key, existsErr(err))
 	}
+	o.changed(0)
 	id, err := res.LastInsertId()
 	if err != nil {
 		return fmt.Errorf("failed to read id of queue %s: %w", q.Key, err)
@@ -119,6 +120,7 @@ func (o *ops) UpdateQueue(ctx context.Context, q *queue.Queue) error {
 	if err := rowsAffected(res); err != nil {
 		return fmt.Errorf("failed to update queue %d (%s): %w", q.ID, q.Key, err)
 	}
+	o.changed(q.ID)
 	return nil
 }
 
@@ -128,6 +130,7 @@ func (o *ops) DeleteQueue(ctx context.Context, id int64) error {
 	if _, err := o.wr.ExecContext(ctx, `DELETE FROM queues WHERE id = ?`, id); err != nil {
 		return fmt.Errorf("failed to delete queue %d: %w", id, err)
 	}
+	o.changed(0)
 	return nil
 }
 

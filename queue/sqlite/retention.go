@@ -40,6 +40,9 @@ func (s *Store) Prune(ctx context.Context, deliveriesBefore, eventsBefore time.T
 	if p.Events, err = res.RowsAffected(); err != nil {
 		return p, fmt.Errorf("failed to prune events: %w", err)
 	}
+	if p.Events > 0 {
+		s.changed(0) // an ended entry's last event answers for it
+	}
 	if res, err = s.writer.ExecContext(ctx, `DELETE FROM notices WHERE done_at IS NOT NULL AND done_at < ?`, timeVal(deliveriesBefore)); err != nil {
 		return p, fmt.Errorf("failed to prune notices: %w", err)
 	}

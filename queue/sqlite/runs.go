@@ -65,6 +65,7 @@ func (o *ops) SaveRun(ctx context.Context, r *queue.TestRun) error {
 	if _, err := o.wr.ExecContext(ctx, runUpsert, columnArgs(runColumns(r))...); err != nil {
 		return fmt.Errorf("failed to save run %s: %w", r.ID, err)
 	}
+	o.changed(r.QueueID)
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/handlers/inbox"
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/changes"
 )
 
 // Compile-time checks that Store implements the ports it is used for.
@@ -60,6 +61,10 @@ var readerParams = []string{
 // apitoken.Store. It is safe for concurrent use.
 type Store struct {
 	ops
+	// versions counts the committed writes of each queue (QueueVersion).
+	versions changes.Versions
+	// tokens caches TokenByHash.
+	tokens *tokenCache
 	writer *sql.DB
 	reader *sql.DB
 	path   string
@@ -122,7 +127,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("database %s: %w", abs, err)
 	}
 
-	return &Store{ops: ops{rd: reader, wr: writer}, writer: writer, reader: reader, path: abs}, nil
+	s := &Store{writer: writer, reader: reader, path: abs, tokens: newTokenCache()}
+	s.ops = ops{rd: reader, wr: writer, chg: storeChanges{s}}
+	return s, nil
 }
 
 // Close closes the read pool and the writer connection. The Store must not

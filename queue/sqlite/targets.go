@@ -23,6 +23,7 @@ func (o *ops) SetTargets(ctx context.Context, t queue.Targets) error {
 	if err != nil {
 		return fmt.Errorf("failed to store impacted targets of #%d in queue %d: %w", t.PRNumber, t.QueueID, err)
 	}
+	o.changed(t.QueueID)
 	return nil
 }
 

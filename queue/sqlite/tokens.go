@@ -51,6 +51,7 @@ func (o *ops) CreateToken(ctx context.Context, t apitoken.Token) error {
 	if _, err := o.wr.ExecContext(ctx, tokenInsert, columnArgs(tokenColumns(&t))...); err != nil {
 		return fmt.Errorf("failed to create token %s (%q): %w", t.ID, t.Name, existsErr(err))
 	}
+	o.tokensChanged()
 	return nil
 }
 
@@ -106,6 +107,7 @@ func (o *ops) RevokeToken(ctx context.Context, idOrName string, at time.Time) er
 	if err != nil {
 		return fmt.Errorf("failed to revoke token %q: %w", idOrName, err)
 	}
+	o.tokensChanged()
 	if err := rowsAffected(res); err != nil {
 		return fmt.Errorf("failed to revoke token %q: %w", idOrName, err)
 	}

@@ -22,6 +22,10 @@ type execer interface {
 type ops struct {
 	rd execer
 	wr execer
+	// chg learns of the writes that change a queue's reads (see
+	// changes.go): the store's versions outside a transaction, the
+	// transaction's pending changes inside one.
+	chg changeSink
 }
 
 // txStore is a store bound to one transaction.
@@ -45,13 +49,15 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx queue.Store) error) (err 
 			}
 		}
 	}()
-	if err := fn(&txStore{ops: ops{rd: tx, wr: tx}}); err != nil {
+	pending := &pendingChanges{}
+	if err := fn(&txStore{ops: ops{rd: tx, wr: tx, chg: pending}}); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("failed to commit transaction: %w", err)
 	}
 	committed = true
+	pending.apply(s)
 	return nil
 }
 

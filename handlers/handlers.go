@@ -57,7 +57,8 @@ func (d deps) queueSettings(ctx context.Context, key queue.QueueKey) (*queue.Set
 	if err != nil {
 		return nil, err
 	}
-	return &q.Settings, nil
+	settings := q.Settings // the service's queue is shared: never hand out a pointer into it
+	return &settings, nil
 }
 
 // isEnqueueLabel reports whether label is the enqueue label of the queue

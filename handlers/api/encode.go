@@ -29,16 +29,30 @@ type emptyObject struct{}
 // writeJSON answers 200 with v encoded as JSON. Encoding happens before
 // anything is written, so a failure is still a clean 500.
 func writeJSON(w http.ResponseWriter, v any) error {
+	body, err := encodeJSON(v)
+	if err != nil {
+		return err
+	}
+	writeBody(w, body)
+	return nil
+}
+
+// encodeJSON is the JSON of a response body.
+func encodeJSON(v any) ([]byte, error) {
 	body, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("failed to encode response: %w", err)
+		return nil, fmt.Errorf("failed to encode response: %w", err)
 	}
+	return body, nil
+}
+
+// writeBody answers 200 with a JSON body encoded by encodeJSON.
+func writeBody(w http.ResponseWriter, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
-	return nil
 }
 
 // writeEmpty answers a successful write: 200 with {}.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/service"
 )
 
 // createQueueRequest: repo, targetBranch, and optionally any settable queue
@@ -59,7 +60,9 @@ type getQueueResponse struct {
 }
 
 // getQueue (POST /v1/getQueue) returns a queue's state, settings and
-// enqueued pull requests; 404 if the queue is unknown.
+// enqueued pull requests; 404 if the queue is unknown. A service that
+// hands out snapshots (QueueSnapshots) has each snapshot's answer encoded
+// once.
 func (a *API) getQueue(w http.ResponseWriter, r *http.Request) error {
 	var req queueRequest
 	if err := readJSON(w, r, &req); err != nil {
@@ -69,13 +72,30 @@ func (a *API) getQueue(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if qs, ok := a.svc.(QueueSnapshots); ok {
+		snap, err := qs.QueueSnapshot(r.Context(), key)
+		if err != nil {
+			return getQueueError(key, err)
+		}
+		body, err := snap.Encoded(func(s *service.QueueSnapshot) ([]byte, error) {
+			return encodeJSON(newGetQueueResponse(s.Queue, s.Entries))
+		})
+		if err != nil {
+			return err
+		}
+		writeBody(w, body)
+		return nil
+	}
 	q, entries, err := a.svc.GetQueue(r.Context(), key)
 	if err != nil {
-		if errors.Is(err, queue.ErrNotFound) {
-			return queueNotFound(key)
-		}
-		return fmt.Errorf("failed to get queue %s: %w", key, err)
+		return getQueueError(key, err)
 	}
+	return writeJSON(w, newGetQueueResponse(q, entries))
+}
+
+// newGetQueueResponse renders a queue and its active entries in queue
+// order.
+func newGetQueueResponse(q *queue.Queue, entries []*queue.Entry) getQueueResponse {
 	resp := getQueueResponse{
 		queueJSON:            newQueueJSON(q),
 		EnqueuedPullRequests: make([]pullRequestJSON, 0, len(entries)),
@@ -86,7 +106,15 @@ func (a *API) getQueue(w http.ResponseWriter, r *http.Request) error {
 		}
 		resp.EnqueuedPullRequests = append(resp.EnqueuedPullRequests, newPullRequestJSON(e))
 	}
-	return writeJSON(w, resp)
+	return resp
+}
+
+// getQueueError maps the service's failure to read a queue.
+func getQueueError(key queue.QueueKey, err error) error {
+	if errors.Is(err, queue.ErrNotFound) {
+		return queueNotFound(key)
+	}
+	return fmt.Errorf("failed to get queue %s: %w", key, err)
 }
 
 // queueNotFound is the 404 for an unknown queue.

@@ -15,7 +15,8 @@ type Service interface {
 	// update is invalid.
 	CreateQueueFrom(ctx context.Context, key queue.QueueKey, u queue.QueueUpdate) (*queue.Queue, error)
 	// GetQueue returns a queue and its active admitted entries in queue
-	// order; queue.ErrNotFound if the queue is unknown.
+	// order; queue.ErrNotFound if the queue is unknown. The API does not
+	// modify them.
 	GetQueue(ctx context.Context, key queue.QueueKey) (*queue.Queue, []*queue.Entry, error)
 	// UpdateQueue applies a partial update; queue.ErrNotFound or a
 	// *queue.InputError.
@@ -36,7 +37,8 @@ type Service interface {
 	// *queue.InputError (not admitted yet).
 	Restart(ctx context.Context, key queue.QueueKey, prNumber int) (*queue.Entry, error)
 	// GetSubmitted returns a PR's entry, active or ended; queue.ErrNotFound
-	// if the queue is unknown or the PR was never submitted to it.
+	// if the queue is unknown or the PR was never submitted to it. The API
+	// does not modify it.
 	GetSubmitted(ctx context.Context, key queue.QueueKey, prNumber int) (*queue.SubmittedPR, error)
 	// ListPullRequests lists a queue's entries newest first;
 	// queue.ErrNotFound if the queue is unknown.
@@ -59,4 +61,16 @@ type Service interface {
 	QueueMetrics(ctx context.Context, q *queue.Queue, window time.Duration) (*service.QueueMetrics, error)
 }
 
-var _ Service = (*service.Service)(nil)
+// QueueSnapshots is what a Service may also offer for getQueue: the queue
+// and its admitted active entries in queue order as one immutable
+// snapshot, the same one while nothing changed (so its encoded answer is
+// kept with it), no older than any write that returned before the call;
+// queue.ErrNotFound if the queue is unknown.
+type QueueSnapshots interface {
+	QueueSnapshot(ctx context.Context, key queue.QueueKey) (*service.QueueSnapshot, error)
+}
+
+var (
+	_ Service        = (*service.Service)(nil)
+	_ QueueSnapshots = (*service.Service)(nil)
+)

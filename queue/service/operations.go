@@ -31,17 +31,27 @@ func (s *Service) CreateQueue(ctx context.Context, key queue.QueueKey, settings 
 	return q, nil
 }
 
-// GetQueue returns a queue and its admitted active entries in queue order.
+// GetQueue returns a queue and its admitted active entries in queue order,
+// as of a state no older than any write that returned before the call
+// (served from the read model while nothing was written to the queue; see
+// views). The queue and entries are shared: callers must not modify them.
 func (s *Service) GetQueue(ctx context.Context, key queue.QueueKey) (*queue.Queue, []*queue.Entry, error) {
-	q, err := s.store.GetQueue(ctx, key)
+	v, err := s.view(ctx, key)
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to load queue %s: %w", key, err)
 	}
-	entries, err := s.store.ListActiveEntries(ctx, q.ID)
+	return v.q, v.ordered, nil
+}
+
+// QueueSnapshot is GetQueue as one shared, immutable snapshot: the same
+// snapshot for every call while nothing is written to the queue, and a
+// new one, no older than any write that returned before the call, after.
+func (s *Service) QueueSnapshot(ctx context.Context, key queue.QueueKey) (*QueueSnapshot, error) {
+	v, err := s.view(ctx, key)
 	if err != nil {
-		return nil, nil, fmt.Errorf("failed to list entries of %s: %w", key, err)
+		return nil, fmt.Errorf("failed to load queue %s: %w", key, err)
 	}
-	return q, (&engine.Snapshot{Entries: entries}).Ordered(), nil
+	return v.snap, nil
 }
 
 // QueueByID returns a queue by its ID.
@@ -263,26 +273,26 @@ func (s *Service) ActiveEntries(ctx context.Context, repo queue.Repo, prNumber i
 }
 
 // GetSubmitted returns a PR's entry in a queue, active or ended (ErrNotFound
-// if the queue is unknown or the PR was never submitted to it).
+// if the queue is unknown or the PR was never submitted to it), as of a
+// state no older than any write that returned before the call (see views;
+// the position and ETA are computed at the call). Its Entry is shared:
+// callers must not modify it.
 func (s *Service) GetSubmitted(ctx context.Context, key queue.QueueKey, prNumber int) (*queue.SubmittedPR, error) {
-	q, err := s.store.GetQueue(ctx, key)
+	v, err := s.view(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load queue %s: %w", key, err)
 	}
-	e, err := s.store.GetEntry(ctx, q.ID, prNumber)
-	if err != nil {
-		return nil, fmt.Errorf("failed to load #%d in %s: %w", prNumber, key, err)
-	}
-	ests, err := s.Estimates(ctx, q)
+	base, err := s.submitted(ctx, v, prNumber)
 	if err != nil {
 		return nil, err
 	}
-	sub, err := s.describeEntry(ctx, q, e, ests[e.ID].Position)
-	if err != nil {
-		return nil, err
+	if base == nil {
+		return nil, fmt.Errorf("failed to load #%d in %s: entry for PR #%d in queue %d: %w", prNumber, key, prNumber, v.q.ID, queue.ErrNotFound)
 	}
-	sub.EstimatedMergeAt = ests[e.ID].MergeAt
-	return sub, nil
+	sub := *base
+	est := v.estimates(s.now())[sub.Entry.ID]
+	sub.QueuePosition, sub.EstimatedMergeAt = est.Position, est.MergeAt
+	return &sub, nil
 }
 
 func mergeability(f queue.PRFacts) string {

@@ -64,6 +64,7 @@ type Service struct {
 	inflight   *inflight
 	lanes      *laneBook
 	rec        *Reconciler
+	views      *views // nil when the store has no QueueVersions
 }
 
 // NewService returns a Service over a store and a GitHub port.
@@ -84,7 +85,7 @@ func NewService(store queue.Store, gh queue.GitHub, opts Options) *Service {
 	return &Service{store: store, gh: gh, opts: opts,
 		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{},
 		polls: newPollSchedule(), protection: newProtectionCache(opts.ReconcileEvery), heads: newHeadCache(opts.ReconcileEvery), targets: newTargetCache(),
-		inflight: fl, lanes: newLaneBook(), rec: newReconciler(store, gh, opts, fl)}
+		inflight: fl, lanes: newLaneBook(), rec: newReconciler(store, gh, opts, fl), views: newViews(store)}
 }
 
 // Reconciler returns the reconciler that writes the queue's surfaces on

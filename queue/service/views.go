@@ -1,0 +1,283 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/engine"
+)
+
+// QueueVersions is implemented by a store that counts its committed writes
+// per queue (queue/sqlite and queue/memstore do). QueueVersion must grow
+// with every write that may change what a queue's reads return — its row,
+// entries, runs, impacted targets or events, or the creation or deletion
+// of any queue — before that write returns to its caller, and must never
+// block. With it the Service answers GetQueue and GetSubmitted from a view
+// of the queue kept in memory for as long as the queue's version stays
+// the same; without it, it reads the store every time.
+type QueueVersions interface {
+	QueueVersion(queueID int64) uint64
+}
+
+// Bounds of the read model: spellings of queue keys remembered, and PRs
+// described per view (beyond them reads still work, uncached).
+const (
+	maxViewKeys    = 1024
+	maxDescribedPR = 4096
+)
+
+// views is the Service's read model: per queue, what GetQueue and
+// GetSubmitted read, as of a version of the store. A view is served while
+// the queue's version is the one read before the view was loaded, so a
+// read never shows a state older than a write that returned before the
+// read began (read-your-writes): the store moves the version before the
+// write returns, and a view loaded before that write is not served after
+// it. Views are copies of the store's state and are never modified once
+// built; what they hand out must not be modified either.
+type views struct {
+	versions QueueVersions
+
+	mu   sync.RWMutex
+	byID map[int64]*queueView
+	// ids maps each spelling of a key asked for to its queue: spellings
+	// are resolved by the store (which decides what case folds), once.
+	ids map[queue.QueueKey]int64
+}
+
+func newViews(store queue.Store) *views {
+	v, ok := store.(QueueVersions)
+	if !ok {
+		return nil
+	}
+	return &views{versions: v, byID: map[int64]*queueView{}, ids: map[queue.QueueKey]int64{}}
+}
+
+// queueView is one queue as of version: the queue, its active entries
+// (store order, and the admitted ones in queue order), its open runs and
+// its typical CI duration, plus what was described of its PRs since.
+type queueView struct {
+	version uint64
+	q       *queue.Queue
+	entries []*queue.Entry       // every active entry, as the store lists them
+	ordered []*queue.Entry       // the admitted ones, in queue order
+	active  map[int]*queue.Entry // by PR number
+	runs    []*queue.TestRun     // open runs
+	typical time.Duration        // engine.TypicalDuration of the recent runs
+	snap    *QueueSnapshot       // q and ordered, handed out by QueueSnapshot
+
+	mu        sync.Mutex
+	described map[int]*queue.SubmittedPR // PR → description without position and ETA; nil = never submitted
+	estAt     time.Time                  // when ests was computed
+	ests      map[string]engine.Estimate
+}
+
+// idOf returns the queue a key spelling resolved to.
+func (vs *views) idOf(key queue.QueueKey) (int64, bool) {
+	vs.mu.RLock()
+	defer vs.mu.RUnlock()
+	id, ok := vs.ids[key]
+	return id, ok
+}
+
+// remember records the queue a key spelling resolves to.
+func (vs *views) remember(key queue.QueueKey, id int64) {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	if len(vs.ids) >= maxViewKeys {
+		clear(vs.ids)
+	}
+	vs.ids[key] = id
+}
+
+// forget drops a queue that is gone, and every spelling of its key.
+func (vs *views) forget(id int64) {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	delete(vs.byID, id)
+	for k, qid := range vs.ids {
+		if qid == id {
+			delete(vs.ids, k)
+		}
+	}
+}
+
+// current returns the queue's view if it is at the queue's version now.
+func (vs *views) current(id int64) *queueView {
+	vs.mu.RLock()
+	v := vs.byID[id]
+	vs.mu.RUnlock()
+	if v != nil && v.version == vs.versions.QueueVersion(id) {
+		return v
+	}
+	return nil
+}
+
+// keep stores v unless a view of a later version is kept.
+func (vs *views) keep(v *queueView) {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	if old := vs.byID[v.q.ID]; old == nil || old.version < v.version {
+		vs.byID[v.q.ID] = v
+	}
+}
+
+// view returns the queue of key with its active entries and runs, as of
+// the store's current version or later: from memory when nothing was
+// written to the queue since it was loaded, else loaded now (and kept).
+// queue.ErrNotFound (wrapped) if the queue does not exist.
+func (s *Service) view(ctx context.Context, key queue.QueueKey) (*queueView, error) {
+	if s.views == nil {
+		q, err := s.store.GetQueue(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		return s.loadView(ctx, q.ID, 0)
+	}
+	for {
+		id, known := s.views.idOf(key)
+		if !known {
+			q, err := s.store.GetQueue(ctx, key)
+			if err != nil {
+				return nil, err
+			}
+			id = q.ID
+			s.views.remember(key, id)
+		}
+		if v := s.views.current(id); v != nil {
+			return v, nil
+		}
+		// The version is read before anything is loaded: a write that
+		// commits meanwhile makes the view stale at once.
+		v, err := s.loadView(ctx, id, s.views.versions.QueueVersion(id))
+		if errors.Is(err, queue.ErrNotFound) && known {
+			s.views.forget(id) // deleted (and perhaps created again): resolve the key again
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.views.keep(v)
+		return v, nil
+	}
+}
+
+// loadView reads queue id's view from the store.
+func (s *Service) loadView(ctx context.Context, id int64, version uint64) (*queueView, error) {
+	q, err := s.store.GetQueueByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := s.store.ListActiveEntries(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list entries of %s: %w", q.Key, err)
+	}
+	runs, err := s.store.ListOpenRuns(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list runs of %s: %w", q.Key, err)
+	}
+	recent, err := s.store.RecentRuns(ctx, id, recentRunsForETA)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list recent runs of %s: %w", q.Key, err)
+	}
+	v := &queueView{version: version, q: q, entries: entries, runs: runs, typical: engine.TypicalDuration(recent),
+		ordered: (&engine.Snapshot{Entries: entries}).Ordered(), active: make(map[int]*queue.Entry, len(entries)),
+		described: map[int]*queue.SubmittedPR{}}
+	for _, e := range entries {
+		v.active[e.PRNumber] = e
+	}
+	v.snap = &QueueSnapshot{Queue: q, Entries: v.ordered}
+	return v, nil
+}
+
+// QueueSnapshot is a queue and its admitted active entries in queue order
+// as GetQueue returns them, at one version of the store. While nothing is
+// written to the queue every caller gets the same snapshot, so what a
+// caller derives from it can be kept with it (Encoded). Nothing in it may
+// be modified.
+type QueueSnapshot struct {
+	Queue   *queue.Queue
+	Entries []*queue.Entry
+
+	mu      sync.Mutex
+	encoded []byte
+}
+
+// Encoded returns encode's result for this snapshot, computing it once: the
+// first successful result is kept and returned to every later caller (who
+// must not modify it). A failure is returned and not kept.
+func (qs *QueueSnapshot) Encoded(encode func(*QueueSnapshot) ([]byte, error)) ([]byte, error) {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	if qs.encoded != nil {
+		return qs.encoded, nil
+	}
+	b, err := encode(qs)
+	if err != nil {
+		return nil, err
+	}
+	qs.encoded = b
+	return b, nil
+}
+
+// submitted describes PR pr of the view's queue as getSubmittedPullRequest
+// shows it, without its position and ETA; nil if the PR was never
+// submitted to the queue. Descriptions are kept with the view.
+func (s *Service) submitted(ctx context.Context, v *queueView, pr int) (*queue.SubmittedPR, error) {
+	v.mu.Lock()
+	sub, ok := v.described[pr]
+	v.mu.Unlock()
+	if ok {
+		return sub, nil
+	}
+	e := v.active[pr]
+	if e == nil {
+		var err error
+		e, err = s.store.GetEntry(ctx, v.q.ID, pr)
+		switch {
+		case errors.Is(err, queue.ErrNotFound):
+			e = nil
+		case err != nil:
+			return nil, fmt.Errorf("failed to load #%d in %s: %w", pr, v.q.Key, err)
+		}
+	}
+	if e != nil {
+		var err error
+		if sub, err = s.describeEntry(ctx, v.q, e, 0); err != nil {
+			return nil, err
+		}
+	}
+	if s.views != nil {
+		v.mu.Lock()
+		if len(v.described) < maxDescribedPR {
+			v.described[pr] = sub
+		}
+		v.mu.Unlock()
+	}
+	return sub, nil
+}
+
+// estimateReuse is how long the view's estimates, computed at one instant,
+// answer for the instants after it: below the millisecond the API shows
+// times in, so a burst of reads computes them once.
+const estimateReuse = time.Millisecond
+
+// estimates returns the view's estimates at now (engine.Estimates), or at
+// an instant at most estimateReuse before it.
+func (v *queueView) estimates(now time.Time) map[string]engine.Estimate {
+	v.mu.Lock()
+	if d := now.Sub(v.estAt); v.ests != nil && d >= 0 && d < estimateReuse {
+		ests := v.ests
+		v.mu.Unlock()
+		return ests
+	}
+	v.mu.Unlock()
+	ests := engine.Estimates(&engine.Snapshot{Queue: v.q, Entries: v.entries, Runs: v.runs}, v.typical, now)
+	v.mu.Lock()
+	v.estAt, v.ests = now, ests
+	v.mu.Unlock()
+	return ests
+}

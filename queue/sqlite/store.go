@@ -65,9 +65,11 @@ type Store struct {
 	versions changes.Versions
 	// tokens caches TokenByHash.
 	tokens *tokenCache
-	writer *sql.DB
-	reader *sql.DB
-	path   string
+	// deliveries commits concurrent PutDelivery calls together.
+	deliveries *deliveryBatcher
+	writer     *sql.DB
+	reader     *sql.DB
+	path       string
 }
 
 // Open opens (creating if needed) the database file at path, checks its
@@ -127,7 +129,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("database %s: %w", abs, err)
 	}
 
-	s := &Store{writer: writer, reader: reader, path: abs, tokens: newTokenCache()}
+	deliveries, err := newDeliveryBatcher(ctx, writer)
+	if err != nil {
+		_ = reader.Close()
+		_ = writer.Close()
+		return nil, fmt.Errorf("database %s: %w", abs, err)
+	}
+	s := &Store{writer: writer, reader: reader, path: abs, tokens: newTokenCache(), deliveries: deliveries}
 	s.ops = ops{rd: reader, wr: writer, chg: storeChanges{s}}
 	return s, nil
 }
@@ -135,9 +143,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // Close closes the read pool and the writer connection. The Store must not
 // be used afterwards.
 func (s *Store) Close() error {
+	var derr error
+	if s.deliveries != nil {
+		derr = s.deliveries.close()
+	}
 	rerr := s.reader.Close()
 	werr := s.writer.Close()
-	if err := errors.Join(rerr, werr); err != nil {
+	if err := errors.Join(derr, rerr, werr); err != nil {
 		return fmt.Errorf("failed to close database %s: %w", s.path, err)
 	}
 	return nil

@@ -45,6 +45,7 @@ type options struct {
 	reconcile   time.Duration
 	only        []string
 	cpuProfile  string
+	memProfile  string
 	verbose     bool
 	args        []string // as given, for the report
 }
@@ -94,6 +95,7 @@ flags:
 	fs.DurationVar(&o.reconcile, "reconcile-interval", 30*time.Second, "the engine's reconcile interval (as engine.reconcile_interval; 30s is the default of bot serve)")
 	only := fs.String("only", "", "comma-separated figures to measure (default: all); the empty handler is always measured with a load figure")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (server and load generator: one process) to this file")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write an allocation profile of the whole run to this file (go tool pprof -sample_index=alloc_space)")
 	fs.BoolVar(&o.verbose, "v", false, "print progress and the server's logs (JSON) to stderr")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -154,6 +156,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := measure(ctx, o, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "mqload:", err)
 		return 1
+	}
+	if o.memProfile != "" {
+		if err := writeAllocs(o.memProfile); err != nil {
+			fmt.Fprintln(stderr, "mqload:", err)
+			return 1
+		}
 	}
 	return 0
 }
@@ -230,5 +238,21 @@ func measure(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 	}
 	report(stdout, o, rows, writes, loadAvg)
+	return nil
+}
+
+// writeAllocs writes the allocation profile of the run so far.
+func writeAllocs(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("failed to create the allocation profile: %w", err)
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("failed to write the allocation profile: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("failed to write the allocation profile: %w", err)
+	}
 	return nil
 }

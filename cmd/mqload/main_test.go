@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,10 +21,17 @@ func TestTinyRunPrintsEveryFigure(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
+	dir := t.TempDir()
+	cpu, mem := filepath.Join(dir, "cpu.out"), filepath.Join(dir, "mem.out")
 	args := []string{"-rounds", "1", "-duration", "200ms", "-clients", "2", "-senders", "2", "-entries", "3", "-prs", "2",
-		"-reconcile-interval", "500ms"}
+		"-reconcile-interval", "500ms", "-cpuprofile", cpu, "-memprofile", mem}
 	if code := run(ctx, args, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, errOut.String())
+	}
+	for _, p := range []string{cpu, mem} {
+		if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {
+			t.Errorf("profile %s not written: %v", p, err)
+		}
 	}
 	got := out.String()
 	rows := []string{

@@ -46,6 +46,19 @@ type views struct {
 	// ids maps each spelling of a key asked for to its queue: spellings
 	// are resolved by the store (which decides what case folds), once.
 	ids map[queue.QueueKey]int64
+	// loading holds the load in progress of each queue's view, so that
+	// readers who find a view stale at once (after a write) wait for one
+	// load instead of each loading the queue.
+	loading map[int64]*viewLoad
+}
+
+// viewLoad is a load of a queue's view from the store, begun at version.
+type viewLoad struct {
+	version uint64
+	done    chan struct{} // closed when v and err are set
+	v       *queueView
+	err     error
+	joined  int // readers waiting for this load (under views.mu)
 }
 
 func newViews(store queue.Store) *views {
@@ -53,7 +66,7 @@ func newViews(store queue.Store) *views {
 	if !ok {
 		return nil
 	}
-	return &views{versions: v, byID: map[int64]*queueView{}, ids: map[queue.QueueKey]int64{}}
+	return &views{versions: v, byID: map[int64]*queueView{}, ids: map[queue.QueueKey]int64{}, loading: map[int64]*viewLoad{}}
 }
 
 // queueView is one queue as of version: the queue, its active entries
@@ -116,13 +129,33 @@ func (vs *views) current(id int64) *queueView {
 	return nil
 }
 
-// keep stores v unless a view of a later version is kept.
-func (vs *views) keep(v *queueView) {
+// load returns queue id's view loaded at version want or later: it joins
+// a load in progress that began at such a version, or loads (with load,
+// at want) and keeps the view.
+func (vs *views) load(id int64, want uint64, load func(version uint64) (*queueView, error)) (*queueView, error) {
+	vs.mu.Lock()
+	if l := vs.loading[id]; l != nil && l.version >= want {
+		l.joined++
+		vs.mu.Unlock()
+		<-l.done
+		return l.v, l.err
+	}
+	l := &viewLoad{version: want, done: make(chan struct{})}
+	vs.loading[id] = l
+	vs.mu.Unlock()
+	defer close(l.done)
+	l.v, l.err = load(want)
 	vs.mu.Lock()
 	defer vs.mu.Unlock()
-	if old := vs.byID[v.q.ID]; old == nil || old.version < v.version {
-		vs.byID[v.q.ID] = v
+	if vs.loading[id] == l {
+		delete(vs.loading, id)
 	}
+	if l.err == nil {
+		if old := vs.byID[id]; old == nil || old.version < l.v.version {
+			vs.byID[id] = l.v
+		}
+	}
+	return l.v, l.err
 }
 
 // view returns the queue of key with its active entries and runs, as of
@@ -151,8 +184,11 @@ func (s *Service) view(ctx context.Context, key queue.QueueKey) (*queueView, err
 			return v, nil
 		}
 		// The version is read before anything is loaded: a write that
-		// commits meanwhile makes the view stale at once.
-		v, err := s.loadView(ctx, id, s.views.versions.QueueVersion(id))
+		// commits meanwhile makes the view stale at once. A load that
+		// began at this version or later is as fresh as this read needs.
+		v, err := s.views.load(id, s.views.versions.QueueVersion(id), func(version uint64) (*queueView, error) {
+			return s.loadView(context.WithoutCancel(ctx), id, version)
+		})
 		if errors.Is(err, queue.ErrNotFound) && known {
 			s.views.forget(id) // deleted (and perhaps created again): resolve the key again
 			continue
@@ -160,7 +196,6 @@ func (s *Service) view(ctx context.Context, key queue.QueueKey) (*queueView, err
 		if err != nil {
 			return nil, err
 		}
-		s.views.keep(v)
 		return v, nil
 	}
 }

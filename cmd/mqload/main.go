@@ -19,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"runtime/pprof"
@@ -230,6 +231,12 @@ func measure(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			w, err := measureWrites(ctx, o.prs, o.concurrency, o.reconcile)
 			if err != nil {
 				return err
+			}
+			if o.verbose {
+				routes := slices.Sorted(maps.Keys(w.ByRoute))
+				for _, k := range routes {
+					fmt.Fprintf(stderr, "mqload:   %5d %s\n", w.ByRoute[k], k)
+				}
 			}
 			wr, calls := w.PerMerge()
 			writes.Writes = append(writes.Writes, wr)

@@ -23,6 +23,8 @@ type writeCount struct {
 	// Took is the time from the first submission to the last branch
 	// cleaned up.
 	Took time.Duration
+	// ByRoute counts the calls by route ("METHOD /path pattern").
+	ByRoute map[string]int
 }
 
 // PerMerge returns writes and calls per merged PR.
@@ -98,9 +100,12 @@ func measureWrites(ctx context.Context, prs, concurrency int, reconcile time.Dur
 	if err := f.WaitWebhooksIdle(wctx); err != nil {
 		return writeCount{}, err
 	}
-	w := writeCount{Merged: merged, Took: time.Since(start)}
+	w := writeCount{Merged: merged, Took: time.Since(start), ByRoute: map[string]int{}}
 	for k, v := range f.CallCounts() {
 		d := v - before[k]
+		if d != 0 {
+			w.ByRoute[k] = d
+		}
 		w.Calls += d
 		if isWrite(k) {
 			w.Writes += d

@@ -29,7 +29,11 @@ type Store interface {
 	// CreateToken stores t (queue.ErrExists if its ID or hash is taken).
 	CreateToken(ctx context.Context, t Token) error
 	// TokenByHash finds a token by the hash of its secret, revoked or
-	// expired ones included (queue.ErrNotFound).
+	// expired ones included (queue.ErrNotFound). It is called for every
+	// request, so it may answer from a short-lived cache, provided that a
+	// revocation made through the same store is seen at once (queue/sqlite
+	// keeps found tokens for at most a second: the bound on a revocation
+	// by another process).
 	TokenByHash(ctx context.Context, hash []byte) (*Token, error)
 	// TokenByID finds a token by its ID, revoked or expired ones included
 	// (queue.ErrNotFound).

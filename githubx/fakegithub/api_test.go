@@ -69,13 +69,13 @@ func TestGoAPIEvents(t *testing.T) {
 		{
 			name: "draft, edit, close, reopen, unlabel",
 			act: func(t *testing.T, s *Server, c *github.Client, n int) {
-				s.SetDraft(testOwner, testRepo, n, "alice", true)
-				s.SetDraft(testOwner, testRepo, n, "alice", false)
-				s.EditPR(testOwner, testRepo, n, "alice", PREdit{Title: github.String("New title")})
-				s.AddLabel(testOwner, testRepo, n, "alice", "x")
-				s.RemoveLabel(testOwner, testRepo, n, "alice", "x")
-				s.ClosePR(testOwner, testRepo, n, "alice")
-				s.ReopenPR(testOwner, testRepo, n, "alice")
+				noErr(t, s.SetDraft(testOwner, testRepo, n, "alice", true))
+				noErr(t, s.SetDraft(testOwner, testRepo, n, "alice", false))
+				noErr(t, s.EditPR(testOwner, testRepo, n, "alice", PREdit{Title: github.String("New title")}))
+				noErr(t, s.AddLabel(testOwner, testRepo, n, "alice", "x"))
+				noErr(t, s.RemoveLabel(testOwner, testRepo, n, "alice", "x"))
+				noErr(t, s.ClosePR(testOwner, testRepo, n, "alice"))
+				noErr(t, s.ReopenPR(testOwner, testRepo, n, "alice"))
 			},
 			want: []string{
 				"pull_request.converted_to_draft", "pull_request.ready_for_review", "pull_request.edited",

@@ -182,7 +182,7 @@ func TestStatusesAndCheckRunsRoundTrip(t *testing.T) {
 	if err != nil || res.GetTotal() != 1 || res.CheckRuns[0].GetID() != cr.GetID() {
 		t.Fatalf("ListCheckRunsForRef = %v, %v", res, err)
 	}
-	s.AddWorkflowRun(testOwner, testRepo, WorkflowRun{ID: 77, HeadSHA: sha, Status: "completed", Conclusion: "success"})
+	noErr(t, s.AddWorkflowRun(testOwner, testRepo, WorkflowRun{ID: 77, HeadSHA: sha, Status: "completed", Conclusion: "success"}))
 	run, _, err := c.Actions.GetWorkflowRunByID(ctx, testOwner, testRepo, 77)
 	if err != nil || run.GetHeadSHA() != sha || run.GetConclusion() != "success" {
 		t.Fatalf("GetWorkflowRunByID = %v, %v", run, err)

@@ -117,6 +117,14 @@ func must(t *testing.T) func(string, error) string {
 	}
 }
 
+// noErr fails the test at once on a setup step's error.
+func noErr(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // hookEvent is one webhook received by a hookSink.
 type hookEvent struct {
 	Event   string

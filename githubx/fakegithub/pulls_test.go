@@ -103,14 +103,14 @@ func TestMergeableState(t *testing.T) {
 		state     string
 	}{
 		{"clean", func() {}, github.Bool(true), "clean"},
-		{"draft", func() { s.SetDraft(testOwner, testRepo, n, "alice", true) }, github.Bool(true), "draft"},
+		{"draft", func() { noErr(t, s.SetDraft(testOwner, testRepo, n, "alice", true)) }, github.Bool(true), "draft"},
 		{"behind", func() {
-			s.SetDraft(testOwner, testRepo, n, "alice", false)
-			s.PushToBranch(testOwner, testRepo, "main", map[string]string{"m.txt": "m"})
+			noErr(t, s.SetDraft(testOwner, testRepo, n, "alice", false))
+			must(t)(s.PushToBranch(testOwner, testRepo, "main", map[string]string{"m.txt": "m"}))
 		}, github.Bool(true), "behind"},
-		{"unknown once", func() { s.SetMergeableUnknown("acme/widgets", n, 1) }, nil, "unknown"},
+		{"unknown once", func() { noErr(t, s.SetMergeableUnknown("acme/widgets", n, 1)) }, nil, "unknown"},
 		{"computed again", func() {}, github.Bool(true), "behind"},
-		{"dirty", func() { s.PushToBranch(testOwner, testRepo, "main", map[string]string{"a.txt": "main's a"}) }, github.Bool(false), "dirty"},
+		{"dirty", func() { must(t)(s.PushToBranch(testOwner, testRepo, "main", map[string]string{"a.txt": "main's a"})) }, github.Bool(false), "dirty"},
 	}
 	for _, st := range steps {
 		st.act()

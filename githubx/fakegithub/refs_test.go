@@ -1,6 +1,7 @@
 package fakegithub
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"testing"
@@ -91,7 +92,7 @@ func TestCommitsAndCompare(t *testing.T) {
 	if err != nil || len(files) != 2 || files["dir/a.txt"] != "a" || files["dir/b.txt"] != "b" {
 		t.Fatalf("Files = %v, %v", files, err)
 	}
-	s.PushToBranch(testOwner, testRepo, "main", map[string]string{"m.txt": "m"})
+	must(t)(s.PushToBranch(testOwner, testRepo, "main", map[string]string{"m.txt": "m"}))
 
 	tests := []struct {
 		name, base, head, status string
@@ -129,10 +130,10 @@ func TestBranchProtection(t *testing.T) {
 	if _, resp, _ := c.Repositories.GetRequiredStatusChecks(ctx, testOwner, testRepo, "main"); statusOf(resp) != http.StatusNotFound {
 		t.Fatalf("unprotected = %d, want 404", statusOf(resp))
 	}
-	if _, resp, err := c.Repositories.GetBranchProtection(ctx, testOwner, testRepo, "main"); err != github.ErrBranchNotProtected {
+	if _, resp, err := c.Repositories.GetBranchProtection(ctx, testOwner, testRepo, "main"); !errors.Is(err, github.ErrBranchNotProtected) {
 		t.Fatalf("GetBranchProtection = %d, %v; want ErrBranchNotProtected", statusOf(resp), err)
 	}
-	s.SetRequiredChecks(testOwner, testRepo, "main", []string{"ci/test", "lint"})
+	noErr(t, s.SetRequiredChecks(testOwner, testRepo, "main", []string{"ci/test", "lint"}))
 	rsc, _, err := c.Repositories.GetRequiredStatusChecks(ctx, testOwner, testRepo, "main")
 	if err != nil || rsc.Contexts == nil || len(*rsc.Contexts) != 2 || len(*rsc.Checks) != 2 || (*rsc.Checks)[1].Context != "lint" {
 		t.Fatalf("GetRequiredStatusChecks = %+v, %v", rsc, err)
@@ -151,8 +152,8 @@ func TestPermissions(t *testing.T) {
 	s := newServer(t, Options{})
 	c := newClient(t, s, "/")
 	ctx := t.Context()
-	s.SetPermission(testOwner, testRepo, "alice", "write")
-	s.SetPermission(testOwner, testRepo, "mia", "maintain")
+	noErr(t, s.SetPermission(testOwner, testRepo, "alice", "write"))
+	noErr(t, s.SetPermission(testOwner, testRepo, "mia", "maintain"))
 	tests := []struct{ user, want string }{
 		{testOwner, "admin"}, {"alice", "write"}, {"mia", "write"}, {"bob", "none"},
 	}

@@ -19,8 +19,10 @@ func TestWebhooksInOrderAndSigned(t *testing.T) {
 
 	must(t)(s.Commit(testOwner, testRepo, "feat", map[string]string{"a.txt": "a"}, "a"))
 	n, _ := s.OpenPR(testOwner, testRepo, PROptions{Head: "feat", Author: "alice"})
-	s.Comment(testOwner, testRepo, n, "alice", "/merge")
-	s.AddLabel(testOwner, testRepo, n, "alice", "ready")
+	if _, err := s.Comment(testOwner, testRepo, n, "alice", "/merge"); err != nil {
+		t.Fatal(err)
+	}
+	noErr(t, s.AddLabel(testOwner, testRepo, n, "alice", "ready"))
 	head := must(t)(s.PushToPR(testOwner, testRepo, n, map[string]string{"b.txt": "b"}))
 	if _, _, err := c.Repositories.CreateStatus(ctx, testOwner, testRepo, head, &github.RepoStatus{State: github.String("success"), Context: github.String("lint")}); err != nil {
 		t.Fatal(err)

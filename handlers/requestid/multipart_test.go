@@ -76,7 +76,11 @@ func TestMultipartFilesOfTheOriginalAreKept(t *testing.T) {
 	if err := req.ParseMultipartForm(1 << 10); err != nil {
 		t.Fatal(err)
 	}
-	defer req.MultipartForm.RemoveAll()
+	t.Cleanup(func() {
+		if err := req.MultipartForm.RemoveAll(); err != nil {
+			t.Errorf("failed to remove the form's files: %v", err)
+		}
+	})
 	Middleware(zerolog.Nop(), http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})).ServeHTTP(httptest.NewRecorder(), req)
 	if left := multipartFiles(t, tmp); len(left) != 1 {
 		t.Errorf("the original's form files: %v, want the one still there", left)

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"os/exec"
 	"slices"
 	"strings"
@@ -19,7 +20,8 @@ func goList(t *testing.T, tmpl, pkg string, deps bool) []string {
 	out, err := exec.Command("go", append(args, pkg)...).Output()
 	if err != nil {
 		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
 			stderr = ee.Stderr
 		}
 		t.Fatalf("go list %s: %v\n%s", pkg, err, stderr)

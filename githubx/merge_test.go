@@ -88,7 +88,7 @@ func TestMergePullRequestErrors(t *testing.T) {
 					mustEqual(t, "RejectedError", *rej, *tt.wantRej)
 				}
 			}
-			if tt.wantIs != queue.ErrTransient && errors.Is(err, queue.ErrTransient) {
+			if !errors.Is(tt.wantIs, queue.ErrTransient) && errors.Is(err, queue.ErrTransient) {
 				t.Errorf("error = %v is transient, want final", err)
 			}
 			mustEqual(t, "requests", reqs.Load(), tt.wantReqs)

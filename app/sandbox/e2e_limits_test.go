@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -120,7 +121,8 @@ func (h *harness) rawPost(path string, header http.Header, body []byte, chunk in
 	}()
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
-		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
 			h.t.Fatalf("POST %s: no response and no close within %s", path, requestTimeout)
 		}
 		return rawResult{closed: true, elapsed: time.Since(start)}

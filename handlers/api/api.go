@@ -107,7 +107,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	defer func() {
 		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
+			if p == http.ErrAbortHandler { //nolint:errorlint // a panic value, not a returned error: net/http compares it the same way
 				panic(p)
 			}
 			log.Error().Interface("panic", p).Msg("REST operation panicked")

@@ -65,7 +65,7 @@ func TestVerify(t *testing.T) {
 			}
 			// A refusal of a token that exists names it, for the log.
 			wantID := ""
-			if tt.wantErr != apitoken.ErrInvalid {
+			if !errors.Is(tt.wantErr, apitoken.ErrInvalid) {
 				wantID = "id-ci"
 			}
 			if got := apitoken.RefusedTokenID(err); got != wantID {

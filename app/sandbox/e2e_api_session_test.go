@@ -198,6 +198,9 @@ func TestAPIClientSession(t *testing.T) {
 	q = h.sessionObject("updateQueue", sessionBody(map[string]any{"mode": "single", "concurrency": 2, "batch": true,
 		"batchingMinSize": 2, "batchingMaxWaitTimeMinutes": 0, "requiredStatuses": []string{"ci/test"},
 		"mergeMethod": "MERGE_COMMIT", "state": "PAUSED"}))
+	if q["mode"] != "single" || q["batch"] != true || q["state"] != "paused" {
+		t.Errorf("full update answered mode %v batch %v state %v, want single true paused", q["mode"], q["batch"], q["state"])
+	}
 	q = h.sessionObject("updateQueue", sessionBody(map[string]any{"batch": false}))
 	for k, want := range map[string]string{"mode": "single", "concurrency": "2", "batch": "false", "batchingMinSize": "2",
 		// bisectionConcurrency is fixed at creation (concurrency 1 then).

@@ -319,11 +319,3 @@ func Ready(q *queue.Queue, e *queue.Entry) (bool, string) {
 		return false, "waiting for GitHub to compute mergeability"
 	}
 }
-
-func prNumbers(es []*queue.Entry) []int {
-	out := make([]int, len(es))
-	for i, e := range es {
-		out[i] = e.PRNumber
-	}
-	return out
-}

@@ -64,7 +64,7 @@ func (s *Snapshot) index() *snapshotIndex {
 	return s.idx
 }
 
-// parallel reports whether the queue tests in parallel mode.
+// Parallel reports whether the queue tests in parallel mode.
 func (s *Snapshot) Parallel() bool { return s.Queue.Settings.Mode == queue.ModeParallel }
 
 // targetsOf returns the entry's targets for its submitted head, or nil.
@@ -96,6 +96,7 @@ func (s *Snapshot) independent(pr int, entries []*queue.Entry) bool {
 // Entry returns the active entry with that ID, or nil.
 func (s *Snapshot) Entry(id string) *queue.Entry { return s.index().entries[id] }
 
+// Run returns the open run with that ID, or nil.
 func (s *Snapshot) Run(id string) *queue.TestRun {
 	if id == "" {
 		return nil
@@ -132,12 +133,9 @@ func entryLess(a, b *queue.Entry) bool {
 	return a.PRNumber < b.PRNumber
 }
 
-// chain is the single-mode chain: the ordered admitted entries, without the
-// ones waiting on a conflicting entry ahead of them (SPEC §5.9), which keep
-// their place but are nobody's base while they wait.
-func (s *Snapshot) chain() []*queue.Entry { return s.chainOf(s.Ordered()) }
-
-// chainOf is chain given the ordered admitted entries.
+// chainOf is the single-mode chain of the ordered admitted entries: them
+// without the ones waiting on a conflicting entry ahead of them (SPEC §5.9),
+// which keep their place but are nobody's base while they wait.
 func (s *Snapshot) chainOf(ordered []*queue.Entry) []*queue.Entry {
 	pos := map[string]int{}
 	for i, e := range ordered {

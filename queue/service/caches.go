@@ -88,13 +88,6 @@ func (c *protectionCache) put(queueID int64, checks []string, now time.Time) {
 	c.by[queueID] = protectionRead{checks: append([]string{}, checks...), at: now}
 }
 
-// drop forgets a queue (deleted).
-func (c *protectionCache) drop(queueID int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.by, queueID)
-}
-
 // targetCache keeps the indexed impacted targets each queue's last
 // snapshot used (parallel mode), so a step does not rebuild them; each
 // snapshot replaces its queue's set, so the cache holds no more than the

@@ -186,20 +186,6 @@ func (s *Service) closeRun(ctx context.Context, fx *effects, q *queue.Queue, run
 	return nil
 }
 
-// deleteBranch deletes a branch the queue no longer needs and forgets its
-// record; on failure the reconciler deletes it later.
-func (s *Service) deleteBranch(ctx context.Context, repo queue.Repo, name string) {
-	log := zerolog.Ctx(ctx).With().Str("branch", name).Logger()
-	if err := s.gh.DeleteBranch(ctx, repo, name); err != nil {
-		log.Warn().Err(err).Msg("failed to delete a branch; the reconciler will")
-		s.rec.Wake()
-		return
-	}
-	if err := s.store.ForgetRef(ctx, repo, name); err != nil {
-		log.Warn().Err(err).Msg("failed to forget a deleted branch")
-	}
-}
-
 // refreshPR reads an entry's PR (no lock held) and stores what it says,
 // with the time of the read: the facts a final decision stands on.
 func (s *Service) refreshPR(fx *effects, snap *engine.Snapshot, entryID string) {

@@ -74,9 +74,6 @@ func isZero(v any) bool {
 	return false
 }
 
-// lowerFirst is name with its first letter in lower case.
-func lowerFirst(name string) string { return strings.ToLower(name[:1]) + name[1:] }
-
 // rangeText is an Int's range as error messages give it, with the bound
 // as a format verb: "between 1 and %d (a week)".
 func rangeText(s settingdecl.Setting) string {

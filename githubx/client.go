@@ -14,7 +14,7 @@ import (
 	"github.com/mergequeue/mq/queue"
 )
 
-// ErrNotInstalled: the App is not installed on the repository (or cannot
+// ErrNotInstalled means the App is not installed on the repository (or cannot
 // see it).
 var ErrNotInstalled = errors.New("GitHub App is not installed on the repository")
 

@@ -12,7 +12,7 @@ import (
 	"github.com/mergequeue/mq/queue"
 )
 
-// ErrUnsafePath: a name would make a GitHub API path address another
+// ErrUnsafePath means a name would make a GitHub API path address another
 // resource than the one meant ("..", ".", an empty segment, a slash in an
 // owner or repository name, a control character). The request is never
 // sent. Callers validate names first (queue.QueueKey.Validate); this is

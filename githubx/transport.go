@@ -41,7 +41,7 @@ type RetryPolicy struct {
 	Jitter func() float64
 }
 
-// DefaultRetryPolicy: 3 tries, 250 ms doubling to at most 2 s, rate-limit
+// DefaultRetryPolicy is 3 tries, 250 ms doubling to at most 2 s, rate-limit
 // waits up to 60 s, no write spacing.
 func DefaultRetryPolicy() RetryPolicy {
 	return RetryPolicy{

@@ -12,9 +12,9 @@ import (
 type Access int
 
 const (
-	// AccessWrite: GitHub permission admin, maintain or write.
+	// AccessWrite is GitHub permission admin, maintain or write.
 	AccessWrite Access = iota + 1
-	// AccessAdmin: GitHub permission admin.
+	// AccessAdmin is GitHub permission admin.
 	AccessAdmin
 )
 

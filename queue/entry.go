@@ -209,9 +209,9 @@ type Targets struct {
 type TargetsSource string
 
 const (
-	// TargetsFromToken: uploaded with an API token.
+	// TargetsFromToken marks targets uploaded with an API token.
 	TargetsFromToken TargetsSource = "token"
-	// TargetsFromForkRun: uploaded by the CI run of a PR from a fork,
+	// TargetsFromForkRun marks targets uploaded by the CI run of a PR from a fork,
 	// vouched for by GitHub (x-forked-workflow-run-id). Such an upload
 	// never replaces a token's targets for the same head SHA.
 	TargetsFromForkRun TargetsSource = "fork_run"

@@ -214,7 +214,7 @@ type WriteReserver interface {
 	ReserveSurfaceWrite(ctx context.Context, repo Repo) (context.Context, func(), error)
 }
 
-// ErrRunNotConfirmed: GitHub did not confirm a forked workflow run as a
+// ErrRunNotConfirmed means GitHub did not confirm a forked workflow run as a
 // credential (unknown run, finished run, another head SHA, or not the own
 // pull_request run of a PR from a fork).
 var ErrRunNotConfirmed = errors.New("workflow run not confirmed by GitHub")

@@ -6,17 +6,17 @@ import "errors"
 type RefusalReason string
 
 const (
-	// RefusedUnknownPR: GitHub does not know the pull request.
+	// RefusedUnknownPR means GitHub does not know the pull request.
 	RefusedUnknownPR RefusalReason = "unknown_pr"
-	// RefusedNoQueue: no queue targets the branch.
+	// RefusedNoQueue means no queue targets the branch.
 	RefusedNoQueue RefusalReason = "no_queue"
-	// RefusedCommandsDisabled: the queue of the PR's base branch takes no
+	// RefusedCommandsDisabled means the queue of the PR's base branch takes no
 	// PR-comment commands (its commandsEnabled setting is off).
 	RefusedCommandsDisabled RefusalReason = "commands_disabled"
-	// RefusedTestPR: the pull request is one of the queue's own test PRs,
+	// RefusedTestPR means the pull request is one of the queue's own test PRs,
 	// which are never queued (IsOwnTestPR).
 	RefusedTestPR RefusalReason = "test_pr"
-	// RefusedInvalid: the request is invalid (an unknown priority).
+	// RefusedInvalid means the request is invalid (an unknown priority).
 	RefusedInvalid RefusalReason = "invalid"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// ErrNotActive: the PR has no active entry in the queue.
+// ErrNotActive means the PR has no active entry in the queue.
 var ErrNotActive = errors.New("pull request is not active in the queue")
 
 // InputError is a request the queue refuses as invalid (HTTP 400, or a
@@ -84,6 +84,6 @@ type TargetsUpdate struct {
 	Source TargetsSource
 }
 
-// ErrTargetsSetByToken: a forked workflow run's upload would replace
+// ErrTargetsSetByToken means a forked workflow run's upload would replace
 // impacted targets set with an API token for the same head SHA.
 var ErrTargetsSetByToken = errors.New("impacted targets were set with an API token")

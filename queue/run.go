@@ -70,10 +70,10 @@ type TestRun struct {
 type RequiredSource string
 
 const (
-	// RequiredFromQueue: the queue's requiredStatuses. The value is the
+	// RequiredFromQueue is the queue's requiredStatuses. The value is the
 	// hosted API's, which calls a queue a merge instance.
 	RequiredFromQueue RequiredSource = "merge_instance"
-	// RequiredFromBranchProtection: the target branch's protection rules.
+	// RequiredFromBranchProtection is the target branch's protection rules.
 	RequiredFromBranchProtection RequiredSource = "branch_protection"
 )
 

@@ -5,7 +5,7 @@ import (
 	"net"
 )
 
-// Delete, as a value in a files map, removes the path from the tree.
+// Delete as a value in a files map removes the path from the tree.
 const Delete = "\x00delete"
 
 // BotLogin is the login of the bot user of the App New installs; actions

@@ -15,28 +15,28 @@ func TestQueueMetrics(t *testing.T) {
 	q := f.queue("main", queue.DefaultSettings())
 	m := func(n int) time.Time { return opsNow.Add(time.Duration(n) * time.Minute) }
 	const (
-		notReady = queue.StateNotReady
-		pending  = queue.StatePending
-		testing_ = queue.StateTesting
-		passed   = queue.StateTestsPassed
+		notReady  = queue.StateNotReady
+		pending   = queue.StatePending
+		underTest = queue.StateTesting
+		passed    = queue.StateTestsPassed
 	)
 
 	// #1 merged in the window, submitted before it: wait 10m, test 10m, 60m in queue.
 	a := f.entry(q, 1, queue.StateMerged, m(-90))
 	f.event(a, m(-90), "", notReady, queue.ReasonSubmitted)
 	f.event(a, m(-85), notReady, pending, queue.ReasonAdmitted)
-	f.event(a, m(-80), pending, testing_, queue.ReasonTesting)
-	f.event(a, m(-70), testing_, passed, queue.ReasonTestsPassed)
+	f.event(a, m(-80), pending, underTest, queue.ReasonTesting)
+	f.event(a, m(-70), underTest, passed, queue.ReasonTestsPassed)
 	f.event(a, m(-30), passed, queue.StateMerged, queue.ReasonMergedByQueue)
 
 	// #2 restarted once then failed: wait 5m (first testing), test 3m (last), 15m in queue.
 	b := f.entry(q, 2, queue.StateFailed, m(-50))
 	f.event(b, m(-50), "", notReady, queue.ReasonSubmitted)
 	f.event(b, m(-46), notReady, pending, queue.ReasonAdmitted)
-	f.event(b, m(-45), pending, testing_, queue.ReasonTesting)
-	f.event(b, m(-40), testing_, pending, queue.ReasonRestartedBaseMoved)
-	f.event(b, m(-38), pending, testing_, queue.ReasonTesting)
-	f.event(b, m(-35), testing_, queue.StateFailed, queue.ReasonTestsFailed)
+	f.event(b, m(-45), pending, underTest, queue.ReasonTesting)
+	f.event(b, m(-40), underTest, pending, queue.ReasonRestartedBaseMoved)
+	f.event(b, m(-38), pending, underTest, queue.ReasonTesting)
+	f.event(b, m(-35), underTest, queue.StateFailed, queue.ReasonTestsFailed)
 
 	// #3 cancelled before testing: 10m in queue only.
 	c := f.entry(q, 3, queue.StateCancelled, m(-20))
@@ -50,8 +50,8 @@ func TestQueueMetrics(t *testing.T) {
 
 	// #6 submitted beyond the lookback: only its test duration (3m) is known.
 	old := f.entry(q, 6, queue.StateMerged, opsNow.Add(-10*24*time.Hour))
-	f.event(old, m(-20), pending, testing_, queue.ReasonTesting)
-	f.event(old, m(-17), testing_, passed, queue.ReasonTestsPassed)
+	f.event(old, m(-20), pending, underTest, queue.ReasonTesting)
+	f.event(old, m(-17), underTest, passed, queue.ReasonTestsPassed)
 	f.event(old, m(-15), passed, queue.StateMerged, queue.ReasonMergedByQueue)
 
 	// #7 resubmitted after being cancelled in the window: its first life counts.

@@ -10,7 +10,7 @@ import (
 type Outcome uint8
 
 const (
-	// Open: still in the queue when the simulation stopped.
+	// Open means still in the queue when the simulation stopped.
 	Open Outcome = iota
 	Merged
 	Rejected

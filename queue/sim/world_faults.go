@@ -13,11 +13,11 @@ var _ queue.AncestryChecker = (*World)(nil)
 type MergeFault int
 
 const (
-	// FaultBaseModified: GitHub's 405 "Base branch was modified"; nothing lands.
+	// FaultBaseModified is GitHub's 405 "Base branch was modified"; nothing lands.
 	FaultBaseModified MergeFault = iota + 1
-	// FaultTransient: a 502 before the merge; nothing lands.
+	// FaultTransient is a 502 before the merge; nothing lands.
 	FaultTransient
-	// FaultAppliedThenTransient: the merge lands, then a 502 hides it; the
+	// FaultAppliedThenTransient means the merge lands, then a 502 hides it; the
 	// queue must read the PR back to learn it merged.
 	FaultAppliedThenTransient
 )

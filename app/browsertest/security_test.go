@@ -36,7 +36,7 @@ func TestDashboardUnderItsSecurityPolicy(t *testing.T) {
 	t.Cleanup(func() { // the tab is shared with the other tests
 		_ = chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			_, err := cdp.Call(ctx, tg, page.RemoveScriptToEvaluateOnNewDocument,
-				page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: added.Identifier})
+				page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: added.Identifier}) //nolint:staticcheck // S1016: the two protocol types match by accident; the literal survives either growing a field
 			return err
 		}))
 	})

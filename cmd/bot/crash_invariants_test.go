@@ -139,13 +139,11 @@ func (h *crashHarness) finish(o *crashOutcome) {
 	h.t.Logf("%d bot processes, %d killed by the harness; exits: %v", starts, kills, h.exitsSoFar())
 	var summary []string
 	for _, inv := range append(append([]invariant{}, liveInvariants...), finalInvariants...) {
-		err := failures[inv.name]
-		switch {
-		case err == nil:
-			summary = append(summary, inv.name+"=ok")
-		default:
+		if err := failures[inv.name]; err != nil {
 			summary = append(summary, inv.name+"=FAIL")
 			h.t.Errorf("invariant %s: %v", inv.name, err)
+		} else {
+			summary = append(summary, inv.name+"=ok")
 		}
 	}
 	h.t.Logf("invariants: %s", strings.Join(summary, " "))

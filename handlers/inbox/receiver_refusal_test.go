@@ -225,8 +225,8 @@ func TestReceiverBoundsABodyInAll(t *testing.T) {
 		close(stop)
 		conn.Close()
 		srv.Close()
-		switch {
-		case tt.status == http.StatusOK:
+		switch tt.status {
+		case http.StatusOK:
 			if err != nil || resp.StatusCode != http.StatusOK || inbox.count() != 1 {
 				t.Fatalf("without Max: %v %v, %d stored; want 200 and stored", resp, err, inbox.count())
 			}

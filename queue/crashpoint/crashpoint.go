@@ -102,13 +102,13 @@ func hit(name string) {
 
 // kill sends SIGKILL to this process and never returns.
 func kill(name string, n int64) {
-	_, _ = os.Stderr.WriteString(fmt.Sprintf("crashpoint: %s hit %d: killing the process (SIGKILL)\n", name, n))
+	_, _ = fmt.Fprintf(os.Stderr, "crashpoint: %s hit %d: killing the process (SIGKILL)\n", name, n)
 	self, err := os.FindProcess(os.Getpid())
 	if err == nil {
 		err = self.Kill() // SIGKILL on Unix
 	}
 	if err != nil { // cannot happen on Unix; still never return
-		_, _ = os.Stderr.WriteString(fmt.Sprintf("crashpoint: SIGKILL failed (%v): exiting with 137\n", err))
+		_, _ = fmt.Fprintf(os.Stderr, "crashpoint: SIGKILL failed (%v): exiting with 137\n", err)
 		os.Exit(137)
 	}
 	for {

@@ -28,9 +28,9 @@ func TestHelperHits(t *testing.T) {
 	counts := map[string]int{}
 	for _, name := range strings.Split(script, ",") {
 		counts[name]++
-		_, _ = os.Stdout.WriteString(fmt.Sprintf("before %s %d\n", name, counts[name]))
+		_, _ = fmt.Fprintf(os.Stdout, "before %s %d\n", name, counts[name])
 		Hit(name)
-		_, _ = os.Stdout.WriteString(fmt.Sprintf("after %s %d\n", name, counts[name]))
+		_, _ = fmt.Fprintf(os.Stdout, "after %s %d\n", name, counts[name])
 	}
 }
 

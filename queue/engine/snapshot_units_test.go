@@ -60,11 +60,11 @@ func TestParallelUnitsMatchesDefinition(t *testing.T) {
 		for i := 0; i < n; i++ {
 			e := &queue.Entry{ID: fmt.Sprintf("e%d", i), PRNumber: i + 1, PRSHA: fmt.Sprintf("h%d", i)}
 			chain = append(chain, e)
-			switch r := rng.IntN(20); {
-			case r == 0: // unknown targets
-			case r == 1:
+			switch rng.IntN(20) {
+			case 0: // unknown targets
+			case 1:
 				s.Targets[e.PRNumber] = NewTargetSet(&queue.Targets{SHA: e.PRSHA, All: true})
-			case r == 2:
+			case 2:
 				s.Targets[e.PRNumber] = NewTargetSet(&queue.Targets{SHA: e.PRSHA})
 			default:
 				var names []string

@@ -51,7 +51,7 @@ func (a *App) githubLogin(w http.ResponseWriter, r *http.Request) {
 	state := hex.EncodeToString(b[:])
 	next := safeNext(r.URL.Query().Get("next"))
 	// Lax, not Strict: the browser comes back from GitHub, another site.
-	http.SetCookie(w, &http.Cookie{Name: oauthStateCookie, Value: state + "." + base64.RawURLEncoding.EncodeToString([]byte(next)),
+	http.SetCookie(w, &http.Cookie{Name: oauthStateCookie, Value: state + "." + base64.RawURLEncoding.EncodeToString([]byte(next)), //nolint:gosec // G124: Secure whenever the browser reaches us over https (secureCookies); HttpOnly and SameSite set
 		Path: "/login/github", MaxAge: int(oauthStateAge.Seconds()), HttpOnly: true, Secure: a.secureCookies(r),
 		SameSite: http.SameSiteLaxMode})
 	q := url.Values{"client_id": {a.cfg.Dashboard.GitHub.ClientID}, "redirect_uri": {a.oauthCallbackURL()}, "state": {state}}
@@ -70,7 +70,7 @@ func (a *App) githubCallback(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	c, err := r.Cookie(oauthStateCookie)
-	http.SetCookie(w, &http.Cookie{Name: oauthStateCookie, Value: "", Path: "/login/github", MaxAge: -1, HttpOnly: true,
+	http.SetCookie(w, &http.Cookie{Name: oauthStateCookie, Value: "", Path: "/login/github", MaxAge: -1, HttpOnly: true, //nolint:gosec // G124: Secure whenever the browser reaches us over https (secureCookies); HttpOnly and SameSite set
 		Secure: a.secureCookies(r), SameSite: http.SameSiteLaxMode})
 	var state, next string
 	if err == nil {

@@ -118,7 +118,7 @@ func (a *App) openSession(w http.ResponseWriter, r *http.Request, s dashSession)
 		return fmt.Errorf("failed to open a dashboard session: %w", err)
 	}
 	a.clearLegacyCookies(w, r)
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", MaxAge: int(s.ExpiresAt.Sub(s.CreatedAt).Seconds()),
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", MaxAge: int(s.ExpiresAt.Sub(s.CreatedAt).Seconds()), //nolint:gosec // G124: Secure whenever the browser reaches us over https (secureCookies); HttpOnly and SameSite set
 		HttpOnly: true, Secure: a.secureCookies(r), SameSite: http.SameSiteStrictMode})
 	return nil
 }
@@ -206,7 +206,7 @@ func (a *App) clearLegacyCookies(w http.ResponseWriter, r *http.Request) {
 }
 
 func clearCookie(w http.ResponseWriter, name string, secure bool) {
-	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1,
+	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, //nolint:gosec // G124: Secure whenever the browser reaches us over https (secureCookies); HttpOnly and SameSite set
 		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode})
 }
 

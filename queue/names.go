@@ -22,7 +22,7 @@ const (
 	MaxHostLen = 253
 )
 
-// ErrInvalidName: a repository host, owner, name or branch breaks the
+// ErrInvalidName means a repository host, owner, name or branch breaks the
 // naming rules (errors.Is matches every *NameError).
 var ErrInvalidName = errors.New("invalid name")
 
@@ -112,7 +112,7 @@ func ValidateOwner(s string) error {
 		return fail("must not hold two hyphens in a row")
 	}
 	if managed {
-		if shortCode == "" || strings.IndexFunc(shortCode, func(r rune) bool { return r > unicode.MaxASCII || !isASCIIAlnum(byte(r)) }) >= 0 {
+		if shortCode == "" || !allASCIIAlnum(shortCode) {
 			return fail("must hold only ASCII letters, digits and hyphens (or end in _<letters and digits>, as a managed user's login)")
 		}
 	}
@@ -237,4 +237,15 @@ func ValidateHost(s string) error {
 
 func isASCIIAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// allASCIIAlnum reports whether s holds only ASCII letters and digits (a
+// byte of a multi-byte character is neither).
+func allASCIIAlnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isASCIIAlnum(s[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -87,7 +87,7 @@ func (g *gitDir) run(stdin string, env []string, args ...string) (string, error)
 
 // initBare creates the bare repository with "main" as its default branch.
 func initBare(path string) (*gitDir, error) {
-	if err := os.MkdirAll(path, 0o755); err != nil {
+	if err := os.MkdirAll(path, 0o750); err != nil {
 		return nil, fmt.Errorf("failed to create repository dir: %w", err)
 	}
 	g := &gitDir{path: path}

@@ -53,7 +53,7 @@ func (g *gitDir) writeTree(base string, files map[string]string) (string, error)
 			continue
 		}
 		f := filepath.Join(tmp, "blob-"+strconv.Itoa(i))
-		if err := os.WriteFile(f, []byte(files[p]), 0o644); err != nil {
+		if err := os.WriteFile(f, []byte(files[p]), 0o600); err != nil {
 			return "", fmt.Errorf("failed to write blob: %w", err)
 		}
 		blobFiles = append(blobFiles, f)

@@ -90,7 +90,7 @@ func New(opts Options) (*Server, error) {
 		}
 		s.dir, s.ownDir = dir, true
 	} else {
-		if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		if err := os.MkdirAll(opts.Dir, 0o750); err != nil {
 			return nil, fmt.Errorf("failed to create repositories dir: %w", err)
 		}
 		s.dir = opts.Dir

@@ -23,7 +23,7 @@ type NotificationCursor struct {
 	LastError     string
 }
 
-var eventsAfter = "SELECT id, " + selectList(eventCols, "") + " FROM events WHERE id > ? ORDER BY id LIMIT ?"
+var eventsAfter = "SELECT id, " + selectList(eventCols, "") + " FROM events WHERE id > ? ORDER BY id LIMIT ?" //nolint:gosec // G202: constant column names; the values are bound parameters
 
 // EventsAfter returns up to limit events of every queue with an ID above
 // afterID, oldest first.

@@ -70,14 +70,14 @@ func markdown(s string, keepRefs bool) string {
 			b.WriteString(zwsp)
 		case r == '$':
 			b.WriteString(dollar)
-		case r < utf8.RuneSelf && strings.IndexByte(markdownPunct, byte(r)) >= 0:
+		case strings.ContainsRune(markdownPunct, r):
 			b.WriteByte('\\')
-			b.WriteByte(byte(r))
+			b.WriteRune(r)
 		case i == 0 && r == ' ':
 			b.WriteString(leadingSpace)
 		case i == 0 && (r == '-' || r == '+' || r == '='), i == leadDot:
 			b.WriteByte('\\')
-			b.WriteByte(byte(r))
+			b.WriteRune(r)
 		default:
 			b.WriteRune(r)
 		}

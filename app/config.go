@@ -20,20 +20,21 @@ import (
 	"github.com/rs/zerolog"
 	"gopkg.in/yaml.v3"
 
+	"github.com/mergequeue/mq/githubx"
+	"github.com/mergequeue/mq/handlers"
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/service"
 )
 
 // Defaults applied by applyDefaults to every key left empty (or zero).
+// The others come from the package that owns them: GitHub's URLs from
+// githubx (DefaultWebURL, DefaultV3APIURL, DefaultV4APIURL), the command
+// prefix from handlers (DefaultCommandPrefix).
 const (
 	DefaultServerAddress     = ":8080"
 	DefaultPublicURL         = "http://localhost:8080"
-	DefaultGitHubWebURL      = "https://github.com"
-	DefaultGitHubV3APIURL    = "https://api.github.com/"
-	DefaultGitHubV4APIURL    = "https://api.github.com/graphql"
 	DefaultDatabaseDriver    = "sqlite"
 	DefaultDatabasePath      = "mq.db"
-	DefaultCommandPrefix     = "/mq"
 	DefaultLogLevel          = "info"
 	DefaultLogFormat         = "json"
 	DefaultReconcileInterval = 30 * time.Second
@@ -302,9 +303,9 @@ func (c *Config) applyDefaults() {
 	}
 	def(&c.Server.Address, DefaultServerAddress)
 	def(&c.Server.PublicURL, DefaultPublicURL)
-	def(&c.GitHub.WebURL, DefaultGitHubWebURL)
-	def(&c.GitHub.V3APIURL, DefaultGitHubV3APIURL)
-	def(&c.GitHub.V4APIURL, DefaultGitHubV4APIURL)
+	def(&c.GitHub.WebURL, githubx.DefaultWebURL)
+	def(&c.GitHub.V3APIURL, githubx.DefaultV3APIURL)
+	def(&c.GitHub.V4APIURL, githubx.DefaultV4APIURL)
 	if c.GitHub.Host == "" {
 		if u, err := url.Parse(c.GitHub.WebURL); err == nil {
 			c.GitHub.Host = strings.ToLower(u.Hostname())
@@ -313,7 +314,7 @@ func (c *Config) applyDefaults() {
 	c.GitHub.Budget.applyDefaults()
 	def(&c.Database.Driver, DefaultDatabaseDriver)
 	def(&c.Database.Path, DefaultDatabasePath)
-	def(&c.Commands.Prefix, DefaultCommandPrefix)
+	def(&c.Commands.Prefix, handlers.DefaultCommandPrefix)
 	def(&c.TestPRs.TitleTemplate, service.DefaultTestPRTitle)
 	def(&c.Logging.Level, DefaultLogLevel)
 	def(&c.Logging.Format, DefaultLogFormat)

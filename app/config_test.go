@@ -19,6 +19,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mergequeue/mq/githubx"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -80,7 +81,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 	want := &Config{
 		Server: ServerConfig{Address: DefaultServerAddress, PublicURL: DefaultPublicURL},
 		GitHub: GitHubConfig{
-			WebURL: DefaultGitHubWebURL, V3APIURL: DefaultGitHubV3APIURL, V4APIURL: DefaultGitHubV4APIURL,
+			WebURL: githubx.DefaultWebURL, V3APIURL: githubx.DefaultV3APIURL, V4APIURL: githubx.DefaultV4APIURL,
 			Host: "github.com",
 			// GitHub's documented secondary limits.
 			Budget: GitHubBudget{ConcurrentRequests: 100, PointsPerMinute: 900, WritesPerMinute: 80, WritesPerHour: 500,
@@ -397,7 +398,7 @@ func TestPrivateKeyPEMAndGitHubAppConfig(t *testing.T) {
 	}
 	g := c.GitHubAppConfig()
 	if g.App.PrivateKey != pkcs1PEM() || g.App.IntegrationID != 42 || g.App.WebhookSecret != "s3cret-webhook-secret" ||
-		g.V3APIURL != DefaultGitHubV3APIURL || g.V4APIURL != DefaultGitHubV4APIURL || g.WebURL != DefaultGitHubWebURL {
+		g.V3APIURL != githubx.DefaultV3APIURL || g.V4APIURL != githubx.DefaultV4APIURL || g.WebURL != githubx.DefaultWebURL {
 		t.Fatalf("GitHubAppConfig = %+v", g)
 	}
 	c.GitHub.App.PrivateKeyPath = filepath.Join(t.TempDir(), "gone.pem")

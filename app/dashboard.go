@@ -70,10 +70,10 @@ func (a *App) pathRepo(r *http.Request) (queue.Repo, bool) {
 	return a.repoNamed(r.PathValue("owner"), r.PathValue("repo"))
 }
 
-// repoNamed is owner/name on the configured host (github.com when unset),
-// and whether that is a valid repository.
+// repoNamed is owner/name on the configured host (queue.DefaultHost when
+// unset), and whether that is a valid repository.
 func (a *App) repoNamed(owner, name string) (queue.Repo, bool) {
-	host := "github.com"
+	host := queue.DefaultHost
 	if a.cfg != nil && a.cfg.GitHub.Host != "" {
 		host = a.cfg.GitHub.Host
 	}

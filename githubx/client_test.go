@@ -43,7 +43,7 @@ func TestNewAppliesDefaults(t *testing.T) {
 	}
 	cfg := c.Config()
 	mustEqual(t, "V3APIURL", cfg.V3APIURL, DefaultV3APIURL)
-	mustEqual(t, "Host", cfg.Host, DefaultHost)
+	mustEqual(t, "Host", cfg.Host, queue.DefaultHost)
 	mustEqual(t, "WebURL", cfg.WebURL, DefaultWebURL)
 	mustEqual(t, "UserAgent", cfg.UserAgent, DefaultUserAgent)
 	if cfg.PrivateKey != nil {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/palantir/go-githubapp/githubapp"
+
+	"github.com/mergequeue/mq/queue"
 )
 
 // Defaults applied by New to empty Config fields.
@@ -16,7 +18,6 @@ const (
 	DefaultV3APIURL  = "https://api.github.com/"
 	DefaultV4APIURL  = "https://api.github.com/graphql"
 	DefaultWebURL    = "https://github.com"
-	DefaultHost      = "github.com"
 	DefaultUserAgent = "mergequeue-bot"
 	// DefaultHTTPTimeout bounds each try of a call, from sending it to the
 	// end of its answer's body; waits for budget and rate-limit pauses are
@@ -31,7 +32,7 @@ type Config struct {
 	WebURL     string // e.g. https://github.com
 	AppID      int64
 	PrivateKey []byte // PEM (PKCS#1 or PKCS#8)
-	Host       string // the queue.Repo.Host this client serves, e.g. "github.com"
+	Host       string // the queue.Repo.Host this client serves ("" = queue.DefaultHost)
 	UserAgent  string
 }
 
@@ -47,7 +48,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.WebURL = DefaultWebURL
 	}
 	if c.Host == "" {
-		c.Host = DefaultHost
+		c.Host = queue.DefaultHost
 	}
 	if c.UserAgent == "" {
 		c.UserAgent = DefaultUserAgent

@@ -9,6 +9,7 @@ import (
 	"github.com/palantir/go-githubapp/githubapp"
 
 	"github.com/mergequeue/mq/githubx/ghfacts"
+	"github.com/mergequeue/mq/queue"
 )
 
 // CheckRunHandler reports check runs to the queue (created, completed and
@@ -45,7 +46,7 @@ func (h *CheckRunHandler) Handle(ctx context.Context, eventType, deliveryID stri
 	if run == nil || run.HeadSHA == "" || run.Name == "" {
 		return Permanent(errors.New("check_run payload has no head_sha or name"))
 	}
-	if strings.HasPrefix(run.Name, OwnCheckRunPrefix) {
+	if strings.HasPrefix(run.Name, queue.CheckRunPrefix) {
 		return nil
 	}
 	repo, ghRepo, err := repoOf(h.cfg, ev.Repository)

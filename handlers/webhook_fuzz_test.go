@@ -134,7 +134,7 @@ type problems []string
 func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
 
 func (p *problems) repo(call string, r queue.Repo) {
-	if r.Host != DefaultHost || r.Owner == "" || r.Name == "" {
+	if r.Host != queue.DefaultHost || r.Owner == "" || r.Name == "" {
 		p.add("%s: repository %+v", call, r)
 	}
 }

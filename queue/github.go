@@ -101,9 +101,17 @@ type MergeRequest struct {
 	Title  string // commit title; "" for GitHub's default
 }
 
+// CheckRunPrefix starts the name of every queue's own check run
+// (CheckRunName); a check run so named is never a CI result.
+const CheckRunPrefix = "Merge Queue ("
+
+// CheckRunName is the name of the check run the queue of branch writes on
+// the heads of its PRs: "Merge Queue (<branch>)".
+func CheckRunName(branch string) string { return CheckRunPrefix + branch + ")" }
+
 // CheckRun is the queue's own check run on a PR head.
 type CheckRun struct {
-	Name       string // "Merge Queue (<branch>)"
+	Name       string // CheckRunName
 	HeadSHA    string
 	Status     string // queued, in_progress, completed
 	Conclusion string // success, failure, cancelled, neutral (when completed)

@@ -134,8 +134,7 @@ type Ref struct {
 	CreatedAt time.Time
 }
 
-// Branch name prefixes of the refs the queue creates (SPEC §6).
-const (
-	ScratchPrefix = "mq-temp/"
-	TestPrefix    = "mq-merge/"
-)
+// ScratchPrefix starts the names of the scratch branches the queue
+// creates (SPEC §6); test branches start with a queue's TestBranchPrefix
+// (DefaultTestBranchPrefix).
+const ScratchPrefix = "mq-temp/"

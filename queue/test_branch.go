@@ -8,7 +8,7 @@ import (
 
 // DefaultTestBranchPrefix starts test branch names unless a queue sets
 // its own TestBranchPrefix (SPEC §6: mq-merge/pr-<N>/<testRunId>).
-const DefaultTestBranchPrefix = TestPrefix
+const DefaultTestBranchPrefix = "mq-merge/"
 
 // MaxTestBranchPrefixLen bounds a TestBranchPrefix in bytes, leaving room
 // in a branch name (MaxBranchLen) for pr-<N>/<testRunId>-bisection.
@@ -27,7 +27,7 @@ func ValidateTestBranchPrefix(prefix string) error {
 	case len(prefix) > MaxTestBranchPrefixLen:
 		return fail(fmt.Sprintf("must be at most %d bytes", MaxTestBranchPrefixLen))
 	case !strings.HasSuffix(prefix, "/") || prefix == "/":
-		return fail(`must be a branch name followed by "/", like "mq-merge/"`)
+		return fail(fmt.Sprintf(`must be a branch name followed by "/", like %q`, DefaultTestBranchPrefix))
 	case strings.HasPrefix(prefix, ScratchPrefix):
 		return fail(fmt.Sprintf("must not start with %q (the queue's scratch branches)", ScratchPrefix))
 	}

@@ -6,9 +6,13 @@ import (
 	"time"
 )
 
+// DefaultHost is the GitHub host of a repository when none is configured:
+// github.com, as opposed to a GitHub Enterprise server's host.
+const DefaultHost = "github.com"
+
 // Repo identifies a repository on a GitHub host.
 type Repo struct {
-	Host  string // e.g. "github.com"
+	Host  string // e.g. DefaultHost
 	Owner string
 	Name  string
 }

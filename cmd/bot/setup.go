@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/app"
+	"github.com/mergequeue/mq/githubx"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -53,7 +54,7 @@ func runSetup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var o setupPlan
 	fs.StringVar(&o.configPath, "config", "config.yml", "configuration file to write")
 	fs.StringVar(&o.publicURL, "public-url", os.Getenv(app.EnvPublicURL), "URL GitHub and people reach the merge queue at (server.public_url; default $"+app.EnvPublicURL+")")
-	fs.StringVar(&o.webURL, "github-url", app.DefaultGitHubWebURL, "GitHub's web URL (GitHub Enterprise: https://ghe.example.com)")
+	fs.StringVar(&o.webURL, "github-url", githubx.DefaultWebURL, "GitHub's web URL (GitHub Enterprise: https://ghe.example.com)")
 	fs.StringVar(&o.apiURL, "api-url", "", "GitHub's REST API URL (default: https://api.github.com/, or <github-url>/api/v3/ for GitHub Enterprise)")
 	fs.StringVar(&o.org, "org", "", "register the App under this organization (default: your personal account)")
 	fs.StringVar(&o.name, "name", "", "the App's name (default: app.yml's; names are unique on GitHub, which lets you change it)")
@@ -186,8 +187,8 @@ func newSetupPlan(o setupPlan) (*setupPlan, error) {
 // Enterprise's /api/v3/ and /api/graphql otherwise. A given REST URL is
 // kept.
 func apiURLsFor(webURL, apiURL string) (rest, graphql string) {
-	if u, err := url.Parse(webURL); err == nil && strings.EqualFold(u.Host, "github.com") {
-		rest, graphql = app.DefaultGitHubV3APIURL, app.DefaultGitHubV4APIURL
+	if u, err := url.Parse(webURL); err == nil && strings.EqualFold(u.Host, queue.DefaultHost) {
+		rest, graphql = githubx.DefaultV3APIURL, githubx.DefaultV4APIURL
 	} else {
 		rest, graphql = webURL+"/api/v3/", webURL+"/api/graphql"
 	}

@@ -5,10 +5,13 @@ import (
 	"time"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/mergequeue/mq/queue"
 )
 
-// ciBranchPrefix marks the branches the simulated CI tests.
-const ciBranchPrefix = "mq-merge/"
+// ciBranchPrefix marks the branches the simulated CI tests: the queue's
+// default test branches, as a repository's CI would be set up to run on.
+const ciBranchPrefix = queue.DefaultTestBranchPrefix
 
 // moveRef changes ref from old ("" = absent) to next ("" = delete) with a
 // compare-and-swap, then does what GitHub does on a push: the push

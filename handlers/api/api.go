@@ -10,10 +10,8 @@ import (
 
 	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/handlers/requestid"
+	"github.com/mergequeue/mq/queue"
 )
-
-// DefaultHost is the GitHub host served when Options.Host is empty.
-const DefaultHost = "github.com"
 
 // MaxBodyBytes is the largest request body accepted (seed §8: 20 MiB).
 // Larger bodies are answered 413 and never read past this size.
@@ -21,8 +19,8 @@ const MaxBodyBytes = 20 << 20
 
 // Options configure the API.
 type Options struct {
-	// Host is the GitHub host whose repositories the API serves ("github.com"
-	// when empty, or a GitHub Enterprise host). Requests naming another
+	// Host is the GitHub host whose repositories the API serves
+	// (queue.DefaultHost when empty, or a GitHub Enterprise host). Requests naming another
 	// repo.host are answered 404.
 	Host string
 	// WebURL is GitHub's web URL, under which pull request links are built
@@ -72,7 +70,7 @@ func New(svc Service, tokens apitoken.Store, opts Options) http.Handler {
 	a := &API{svc: svc, tokens: tokens, host: opts.Host, webURL: strings.TrimRight(opts.WebURL, "/"), now: opts.Now, log: opts.Logger,
 		forks: newForkGuard(opts.ForkRuns)}
 	if a.host == "" {
-		a.host = DefaultHost
+		a.host = queue.DefaultHost
 	}
 	if a.now == nil {
 		a.now = time.Now

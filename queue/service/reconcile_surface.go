@@ -140,7 +140,7 @@ func (r *Reconciler) writeCheckRun(ctx context.Context, q *queue.Queue, e *queue
 	repo := q.Key.Repo
 	if sf.CheckRunID != 0 && sf.CheckRunSHA != e.PRSHA {
 		if sf.CheckRunOpen {
-			old := queue.CheckRun{Name: CheckRunName(q), HeadSHA: sf.CheckRunSHA, ExternalID: e.ID, Status: "completed",
+			old := queue.CheckRun{Name: queue.CheckRunName(q.Key.Branch), HeadSHA: sf.CheckRunSHA, ExternalID: e.ID, Status: "completed",
 				Conclusion: "cancelled", Title: "Superseded",
 				Summary: fmt.Sprintf("The pull request was submitted again with head %s.", queue.ShortSHA(e.PRSHA))}
 			if _, err := r.gh.UpsertCheckRun(ctx, repo, sf.CheckRunID, old); err != nil {

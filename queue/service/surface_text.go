@@ -125,9 +125,6 @@ func failureComment(q *queue.Queue, e *queue.Entry) string {
 		textsafe.MarkdownCode(q.Key.Branch), e.StateReason, textsafe.MarkdownKeepingRefs(e.StateReasonDetail))
 }
 
-// CheckRunName is the name of the queue's check run on PR heads.
-func CheckRunName(q *queue.Queue) string { return fmt.Sprintf("Merge Queue (%s)", q.Key.Branch) }
-
 // checkRun renders the entry's check run: queued with its position (and
 // ETA), in progress while testing (with the run's link and expected
 // finish), then its conclusion (SPEC §6).
@@ -147,7 +144,7 @@ func checkRun(q *queue.Queue, e *queue.Entry, v entryView, now time.Time) queue.
 	if s := standing(e, v, now); s != "" {
 		summary = s + "\n\n" + summary
 	}
-	cr := queue.CheckRun{Name: CheckRunName(q), HeadSHA: e.PRSHA, ExternalID: e.ID, Title: title, Summary: summary,
+	cr := queue.CheckRun{Name: queue.CheckRunName(q.Key.Branch), HeadSHA: e.PRSHA, ExternalID: e.ID, Title: title, Summary: summary,
 		DetailsURL: v.pageURL}
 	switch e.State {
 	case queue.StateNotReady, queue.StatePending:

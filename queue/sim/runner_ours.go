@@ -15,7 +15,7 @@ import (
 )
 
 // simRepo and simBranch name the simulated repository and its target branch.
-var simRepo = queue.Repo{Host: "github.com", Owner: "sim", Name: "repo"}
+var simRepo = queue.Repo{Host: queue.DefaultHost, Owner: "sim", Name: "repo"}
 
 const simBranch = "main"
 

@@ -107,7 +107,7 @@ func NewWorld(cfg WorldConfig) *World {
 		panic("sim.NewWorld: WorldConfig.Now is required")
 	}
 	if cfg.Repo == (queue.Repo{}) {
-		cfg.Repo = queue.Repo{Host: "github.com", Owner: "sim", Name: "repo"}
+		cfg.Repo = queue.Repo{Host: queue.DefaultHost, Owner: "sim", Name: "repo"}
 	}
 	if cfg.Branch == "" {
 		cfg.Branch = "main"

@@ -14,8 +14,9 @@ import (
 var _ queue.GitHub = (*World)(nil)
 
 // TestBranchPrefix marks the branches whose publication is a test run: CI
-// runs on them and OnPublish is told.
-const TestBranchPrefix = "mq-merge/"
+// runs on them and OnPublish is told. The simulated queues use the
+// default prefix.
+const TestBranchPrefix = queue.DefaultTestBranchPrefix
 
 // errWorldNotFound is a 404 from the simulated GitHub.
 var errWorldNotFound = errors.New("not found (404)")

@@ -42,8 +42,8 @@ func boolp(b bool) *bool { return &b }
 
 var (
 	ctx       = context.Background()
-	testRepo  = queue.Repo{Host: "github.com", Owner: "acme", Name: "widgets"}
-	otherRepo = queue.Repo{Host: "github.com", Owner: "acme", Name: "gadgets"}
+	testRepo  = queue.Repo{Host: queue.DefaultHost, Owner: "acme", Name: "widgets"}
+	otherRepo = queue.Repo{Host: queue.DefaultHost, Owner: "acme", Name: "gadgets"}
 )
 
 func newQueue(repo queue.Repo, branch string) *queue.Queue {
@@ -102,7 +102,7 @@ func fullRun(id string, queueID int64) *queue.TestRun {
 	return &queue.TestRun{
 		ID: id, QueueID: queueID,
 		EntryIDs: []string{"e1", "e2"}, PRNumbers: []int{1, 2}, PRSHAs: []string{"a1", "b2"},
-		Ahead: []string{"e0"}, BaseSHA: "base", Branch: "mq-merge/" + id, SHA: "sha-" + id,
+		Ahead: []string{"e0"}, BaseSHA: "base", Branch: queue.DefaultTestBranchPrefix + id, SHA: "sha-" + id,
 		RequiredChecks: []string{"ci/test"}, RequiredSource: queue.RequiredFromQueue, Bisection: true, Parent: "parent-run",
 		Status: queue.RunFailed, FailureReason: queue.ReasonTestTimeout, FailureDetail: "took too long",
 		CreatedAt: at(time.Second), StartedAt: at(2 * time.Second), FinishedAt: at(3 * time.Second),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mergequeue/mq/handlers/api"
 	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
 )
@@ -71,7 +72,7 @@ func (a *App) guard(next http.HandlerFunc) http.HandlerFunc {
 			next(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, viewer{Public: true})))
 			return
 		}
-		if secret := r.Header.Get("x-api-token"); secret != "" {
+		if secret := r.Header.Get(api.TokenHeader); secret != "" {
 			tok, err := apitoken.Verify(r.Context(), a.store, secret, a.clock())
 			switch {
 			case apitoken.IsRefusal(err):

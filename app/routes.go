@@ -11,20 +11,29 @@ import (
 	"github.com/mergequeue/mq/handlers/secheaders"
 )
 
+// Paths of the endpoints others are told about: GitHub delivers webhooks
+// to WebhookPath (the App manifest and the setup page say so), and the
+// health check probes HealthPath and ReadyPath.
+const (
+	WebhookPath = "/api/github/hook"
+	HealthPath  = "/healthz"
+	ReadyPath   = "/readyz"
+)
+
 // routes mounts every endpoint of SPEC §9, every request body under the
 // minimum-rate read deadline (a trickling body is cut: 408 or a closed
 // connection) and every response with the security headers (outermost, so
 // that even a refused body's answer has them).
 func (a *App) routes(webhooks, restAPI http.Handler) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/api/github/hook", webhooks)
+	mux.Handle(WebhookPath, webhooks)
 	mux.Handle("/v1/", restAPI)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(a.metrics.registry, promhttp.HandlerOpts{}))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET "+HealthPath, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok\n"))
 	})
-	mux.HandleFunc("GET /readyz", a.ready)
+	mux.HandleFunc("GET "+ReadyPath, a.ready)
 	a.dashboardRoutes(mux)
 	return secheaders.Handler(secheaders.Options{HSTS: a.publicHTTPS()}, a.observed(mux, a.bodies.Handler))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mergequeue/mq/githubx"
 	"github.com/mergequeue/mq/githubx/fakegithub"
 	"github.com/mergequeue/mq/handlers/bodydeadline"
+	"github.com/mergequeue/mq/queue"
 )
 
 // Options configure an Env.
@@ -33,7 +34,7 @@ type Options struct {
 	CI fakegithub.CIOptions
 	// ReconcileInterval for the engine (default 2s).
 	ReconcileInterval time.Duration
-	// Host is the GitHub host name queues use (default "github.com").
+	// Host is the GitHub host name queues use (default queue.DefaultHost).
 	Host string
 	// Notifications are the endpoints queue activity is sent to (SPEC §8).
 	Notifications []app.NotificationTarget
@@ -81,7 +82,7 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 		opts.ReconcileInterval = 2 * time.Second
 	}
 	if opts.Host == "" {
-		opts.Host = "github.com"
+		opts.Host = queue.DefaultHost
 	}
 	e := &Env{opts: opts, dir: opts.Dir}
 	if e.dir == "" {
@@ -174,7 +175,7 @@ func (e *Env) startApp(ctx context.Context) error {
 	e.app, e.cancel, e.URL = a, cancel, "http://"+ln.Addr().String()
 	e.serveCh = make(chan error, 1)
 	go func() { e.serveCh <- a.Serve(runCtx, ln) }()
-	e.Fake.SetWebhookURL(e.URL + "/api/github/hook")
+	e.Fake.SetWebhookURL(e.URL + app.WebhookPath)
 	return nil
 }
 

@@ -89,9 +89,9 @@ func healthURL(addr string, ready bool) (string, error) {
 	case "::":
 		host = "::1"
 	}
-	path := "/healthz"
+	path := app.HealthPath
 	if ready {
-		path = "/readyz"
+		path = app.ReadyPath
 	}
 	return "http://" + net.JoinHostPort(host, port) + path, nil
 }

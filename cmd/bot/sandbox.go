@@ -13,6 +13,7 @@ import (
 
 	"github.com/mergequeue/mq/app/sandbox"
 	"github.com/mergequeue/mq/githubx/fakegithub"
+	"github.com/mergequeue/mq/handlers/api"
 	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
 )
@@ -70,16 +71,16 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 Merge queue sandbox is running (Ctrl-C to stop).
 
   dashboard      %[1]s/
-  REST API       %[1]s/v1/   (header x-api-token: %[2]s)
+  REST API       %[1]s/v1/   (header %[8]s: %[2]s)
   fake GitHub    %[3]s   (repository %[4]s/%[5]s)
 
 Try:
-  curl -s -H 'x-api-token: %[2]s' %[1]s/v1/getQueue \
-    -d '{"repo":{"host":"github.com","owner":"%[4]s","name":"%[5]s"},"targetBranch":"main"}'
+  curl -s -H '%[8]s: %[2]s' %[1]s/v1/getQueue \
+    -d '{"repo":{"host":"%[9]s","owner":"%[4]s","name":"%[5]s"},"targetBranch":"main"}'
 
 Opened pull requests %[6]v; #%[7]d adds a file named FAIL, which the simulated CI fails.
 
-`, env.URL, secret, env.Fake.URL(), demoOwner, demoRepo, prs, prs[2])
+`, env.URL, secret, env.Fake.URL(), demoOwner, demoRepo, prs, prs[2], api.TokenHeader, queue.DefaultHost)
 
 	userToken := env.Fake.IssueUserToken(demoUser)
 	afterDemo := func() {
@@ -105,7 +106,7 @@ func seedDemo(ctx context.Context, env *sandbox.Env, token string) ([]int, error
 	if err := f.SetPermission(demoOwner, demoRepo, demoUser, "write"); err != nil {
 		return nil, err
 	}
-	repoJSON := map[string]any{"host": "github.com", "owner": demoOwner, "name": demoRepo}
+	repoJSON := map[string]any{"host": queue.DefaultHost, "owner": demoOwner, "name": demoRepo}
 	if err := callAPI(ctx, env.URL, token, "createQueue", map[string]any{"repo": repoJSON, "targetBranch": "main", "concurrency": 2}); err != nil {
 		return nil, err
 	}
@@ -164,7 +165,7 @@ func callAPI(ctx context.Context, base, token, op string, body any) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("x-api-token", token)
+	req.Header.Set(api.TokenHeader, token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)

@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	mq "github.com/mergequeue/mq"
+	"github.com/mergequeue/mq/app"
 )
 
 // appManifest is a GitHub App manifest: app.yml's keys, GitHub's JSON
@@ -51,7 +52,7 @@ func (m appManifest) forDeployment(name, publicURL, redirectURL string) appManif
 	}
 	base := strings.TrimRight(publicURL, "/")
 	m.URL = base + "/"
-	m.HookAttributes = hookAttributes{URL: base + "/api/github/hook", Active: true}
+	m.HookAttributes = hookAttributes{URL: base + app.WebhookPath, Active: true}
 	m.RedirectURL = redirectURL
 	return m
 }

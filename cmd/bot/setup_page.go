@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/mergequeue/mq/app"
 )
 
 // exchangeTimeout bounds the conversion of GitHub's code into the App.
@@ -123,7 +125,7 @@ func (p *setupPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			where += " (organization " + p.plan.org + ")"
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_ = formPage.Execute(w, map[string]string{"Where": where, "Hook": p.plan.publicURL + "/api/github/hook",
+		_ = formPage.Execute(w, map[string]string{"Where": where, "Hook": p.plan.publicURL + app.WebhookPath,
 			"Config": p.plan.configPath, "Action": p.action, "Manifest": p.manifest})
 	case r.URL.Path == "/callback" && r.Method == http.MethodGet:
 		p.callback(w, r)

@@ -81,60 +81,54 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 	return s[len(prefix):], true
 }
 
-// parseArgs interprets the words after the prefix.
+// parseArgs interprets the words after the prefix, as commandTable says.
 func parseArgs(args []string) Command {
 	if len(args) == 0 {
 		return Command{Kind: CmdHelp}
 	}
 	name := strings.ToLower(args[0])
 	c := Command{Name: name}
-	switch CommandKind(name) {
-	case CmdMerge:
-		c.Kind = CmdMerge
-		parseMergeFlags(&c, args[1:])
-	case CmdCancel, CmdRestart, CmdStatus, CmdHelp:
-		c.Kind = CommandKind(name)
+	spec, ok := commandNamed(name)
+	if !ok {
+		c.Kind = CmdUnknown
+		return c
+	}
+	c.Kind = spec.Kind
+	if len(spec.Options) == 0 {
 		if len(args) > 1 {
 			c.Err = "`" + name + "` takes no arguments"
 		}
-	default:
-		c.Kind = CmdUnknown
+		return c
 	}
+	parseOptions(&c, spec.Options, args[1:])
 	return c
 }
 
-// parseMergeFlags reads [-p|--priority <name|0-255>] [--no-batch] [--direct].
-func parseMergeFlags(c *Command, args []string) {
+// parseOptions applies the options of args ("--flag value", "--flag=value"
+// or a switch "--flag"); the first one that is unknown or has a bad or
+// missing value sets c.Err and ends the parse.
+func parseOptions(c *Command, opts []optionSpec, args []string) {
 	for i := 0; i < len(args); i++ {
 		flag, value, hasValue := strings.Cut(args[i], "=")
-		switch flag {
-		case "-p", "--priority":
-			if !hasValue {
-				if i+1 >= len(args) {
-					c.Err = "`" + flag + "` needs a priority: urgent, high, medium, low or a number 0-255"
-					return
-				}
-				i++
-				value = args[i]
-			}
-			p, ok := normalizePriority(value)
-			if !ok {
-				c.Err = joinWords("unknown priority", echoWord(value)) + ": use urgent, high, medium, low or a number 0-255"
-				return
-			}
-			c.Priority = p
-		case "--no-batch", "--direct":
-			if hasValue {
-				c.Err = "`" + flag + "` takes no value"
-				return
-			}
-			if flag == "--no-batch" {
-				c.NoBatch = true
-			} else {
-				c.Direct = true
-			}
-		default:
+		o, ok := optionNamed(opts, flag)
+		if !ok {
 			c.Err = joinWords("unknown option", echoWord(args[i]))
+			return
+		}
+		switch {
+		case o.Value == "" && hasValue:
+			c.Err = "`" + flag + "` takes no value"
+			return
+		case o.Value != "" && !hasValue:
+			if i+1 >= len(args) {
+				c.Err = "`" + flag + "` needs " + o.Need
+				return
+			}
+			i++
+			value = args[i]
+		}
+		if msg := o.set(c, value); msg != "" {
+			c.Err = msg
 			return
 		}
 	}

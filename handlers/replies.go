@@ -9,21 +9,6 @@ import (
 	"github.com/mergequeue/mq/queue/textsafe"
 )
 
-// usage is the help text for prefix.
-func usage(prefix string) string {
-	return fmt.Sprintf("Usage:\n```\n"+
-		"%[1]s merge [-p|--priority <urgent|high|medium|low|0-255>] [--no-batch] [--direct]\n"+
-		"%[1]s cancel\n%[1]s restart\n%[1]s status\n%[1]s help\n```\n"+
-		"- `merge` submits this pull request to the merge queue of its base branch "+
-		"(again: updates its priority and batching). `--priority` orders it (default medium; "+
-		"urgent needs admin access), `--no-batch` tests it on its own, "+
-		"`--direct` (admin) skips the readiness wait.\n"+
-		"- `cancel` takes it out of every merge queue.\n"+
-		"- `restart` restarts its tests: for now, use `%[1]s cancel` then `%[1]s merge`.\n"+
-		"- `status` shows where it stands.\n\n"+
-		"Commands need write access to the repository.", prefix)
-}
-
 // Replies never repeat free text from the commenter: a command word or an
 // option is named only when echoWord accepts it, so no comment can make
 // the bot post a mention, link, image or other markdown of its choosing.

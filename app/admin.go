@@ -71,6 +71,8 @@ func ServeAdmin(ctx context.Context, ln net.Listener) error {
 	if err := srv.Close(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("failed to stop the admin server: %w", err)
 	}
-	<-errc
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("admin server stopped: %w", err)
+	}
 	return nil
 }

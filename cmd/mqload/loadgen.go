@@ -147,6 +147,17 @@ func drain(resp *http.Response) {
 }
 
 // expect checks a response's status and drains it.
+// roundTrip sends req (to the load command's own loopback servers) and
+// checks its answer's status; the body is drained and closed.
+func roundTrip(c *http.Client, req *http.Request, want int) error {
+	resp, err := c.Do(req) //nolint:gosec // G704: the URL is the load command's own server on loopback
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return expect(resp, want)
+}
+
 func expect(resp *http.Response, want int) error {
 	defer drain(resp)
 	if resp.StatusCode != want {

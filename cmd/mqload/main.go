@@ -188,7 +188,7 @@ func measure(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 		defer empty.Close()
 		progress("starting the service and queuing %d PRs", o.entries)
-		svc, err := startService(ctx, logs, o.reconcile, o.concurrency)
+		svc, err := startService(ctx, logs, o.reconcile, o.concurrency, nil)
 		if err != nil {
 			return err
 		}
@@ -227,21 +227,27 @@ func measure(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if o.wants("writes") {
 		writes = &writeRow{}
 		for round := range o.rounds {
-			progress("round %d/%d: GitHub calls per merged PR (%d PRs)", round+1, o.rounds, o.prs)
-			w, err := measureWrites(ctx, o.prs, o.concurrency, o.reconcile)
-			if err != nil {
-				return err
-			}
-			if o.verbose {
-				routes := slices.Sorted(maps.Keys(w.ByRoute))
-				for _, k := range routes {
-					fmt.Fprintf(stderr, "mqload:   %5d %s\n", w.ByRoute[k], k)
+			for i, batch := range []int{0, writesBatch} {
+				progress("round %d/%d: GitHub calls per merged PR (%d PRs, batches of %d)", round+1, o.rounds, o.prs, max(batch, 1))
+				w, err := measureWrites(ctx, o.prs, o.concurrency, batch, o.reconcile)
+				if err != nil {
+					return err
 				}
+				if o.verbose {
+					routes := slices.Sorted(maps.Keys(w.ByRoute))
+					for _, k := range routes {
+						fmt.Fprintf(stderr, "mqload:   %5d %s\n", w.ByRoute[k], k)
+					}
+				}
+				wr, calls := w.PerMerge()
+				sc := &writes.Single
+				if i == 1 {
+					sc = &writes.Batched
+				}
+				sc.Writes = append(sc.Writes, wr)
+				sc.Calls = append(sc.Calls, calls)
+				sc.Took = append(sc.Took, w.Took.Seconds())
 			}
-			wr, calls := w.PerMerge()
-			writes.Writes = append(writes.Writes, wr)
-			writes.Calls = append(writes.Calls, calls)
-			writes.Took = append(writes.Took, w.Took.Seconds())
 		}
 	}
 	report(stdout, o, rows, writes, loadAvg)

@@ -46,12 +46,15 @@ type service struct {
 // one `bot serve` builds (JSON, info) unless logs is nil (then it writes
 // nowhere, but still at info level, so that logging costs what it costs in
 // production).
-func startService(ctx context.Context, logs io.Writer, reconcile time.Duration, concurrency int) (*service, error) {
+//
+// budget is the app's github.budget (nil: the sandbox's, unlimited: the
+// fake GitHub enforces no limit).
+func startService(ctx context.Context, logs io.Writer, reconcile time.Duration, concurrency int, budget *app.GitHubBudget) (*service, error) {
 	if logs == nil {
 		logs = io.Discard
 	}
 	log := zerolog.New(logs).Level(zerolog.InfoLevel).With().Timestamp().Logger()
-	env, err := sandbox.Start(ctx, sandbox.Options{Logger: &log, ReconcileInterval: reconcile})
+	env, err := sandbox.Start(ctx, sandbox.Options{Logger: &log, ReconcileInterval: reconcile, Budget: budget})
 	if err != nil {
 		return nil, fmt.Errorf("failed to start the server: %w", err)
 	}

@@ -8,9 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mergequeue/mq/app"
 	"github.com/mergequeue/mq/githubx/fakegithub"
 	"github.com/mergequeue/mq/queue"
 )
+
+// writesBatch is the batch size of the second writes figure.
+const writesBatch = 4
 
 // writeCount is what merging a burst of PRs cost in GitHub calls.
 type writeCount struct {
@@ -47,12 +51,18 @@ func isWrite(key string) bool {
 // (concurrency, or the PRs left), the oldest passes. It counts the GitHub
 // calls from the first submission until every PR merged, the service
 // deleted its test branches and the fake GitHub delivered every webhook.
-func measureWrites(ctx context.Context, prs, concurrency int, reconcile time.Duration) (writeCount, error) {
-	s, err := startService(ctx, nil, reconcile, concurrency)
+func measureWrites(ctx context.Context, prs, concurrency, batch int, reconcile time.Duration) (writeCount, error) {
+	s, err := startService(ctx, nil, reconcile, concurrency, &app.GitHubBudget{}) // GitHub's numbers
 	if err != nil {
 		return writeCount{}, err
 	}
 	defer s.Close()
+	if batch > 1 {
+		if err := s.call(ctx, "updateQueue", map[string]any{"repo": repoJSON(), "targetBranch": loadBranch,
+			"batch": true, "batchingMinSize": min(batch, prs), "batchingMaxSize": batch, "batchingMaxWaitTimeMinutes": 1}); err != nil {
+			return writeCount{}, err
+		}
+	}
 	f := s.env.Fake
 	if err := s.openPRs(prs, "burst"); err != nil {
 		return writeCount{}, err
@@ -79,7 +89,11 @@ func measureWrites(ctx context.Context, prs, concurrency int, reconcile time.Dur
 		}
 		merged = n
 		pending := f.PendingCI()
-		if len(pending) > 0 && len(pending) >= min(concurrency, prs-merged) {
+		units := prs - merged // the runs still to come: one per PR, or per batch
+		if batch > 1 {
+			units = (units + batch - 1) / batch
+		}
+		if len(pending) > 0 && len(pending) >= min(concurrency, units) {
 			slices.SortFunc(pending, func(a, b fakegithub.CIRun) int { return cmp.Compare(a.ID, b.ID) })
 			if err := f.CompleteCI(pending[0].Repo, pending[0].SHA, true); err != nil {
 				return false, err
@@ -97,7 +111,9 @@ func measureWrites(ctx context.Context, prs, concurrency int, reconcile time.Dur
 	if err != nil {
 		return writeCount{}, err
 	}
-	if err := f.WaitWebhooksIdle(wctx); err != nil {
+	idle, cancelIdle := context.WithTimeout(ctx, time.Minute)
+	defer cancelIdle()
+	if err := f.WaitWebhooksIdle(idle); err != nil {
 		return writeCount{}, err
 	}
 	w := writeCount{Merged: merged, Took: time.Since(start), ByRoute: map[string]int{}}

@@ -22,7 +22,7 @@ func deliveryColumns(d *inbox.Delivery) []column {
 
 var (
 	deliveryCols   = deliveryColumns(&inbox.Delivery{})
-	deliveryInsert = insertSQL("deliveries", deliveryCols, "") + " ON CONFLICT (id) DO NOTHING"
+	deliveryInsert = insertSQL("deliveries", deliveryCols, "") + " ON CONFLICT (id) DO NOTHING" //nolint:gosec // G202: constant column names; the values are bound parameters
 	// deliveryPending lists undone deliveries oldest first; rowid (arrival
 	// order) breaks ties between equal receive times.
 	deliveryPending = "SELECT " + selectList(deliveryCols, "") +

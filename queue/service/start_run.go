@@ -101,6 +101,7 @@ func (s *Service) startRun(ctx context.Context, fx *effects, snap *engine.Snapsh
 // recorded on the entry whose PR did not merge, with what was merged
 // before it, for the engine to probe.
 func (s *Service) buildFailed(ctx context.Context, fx *effects, q *queue.Queue, run *queue.TestRun, a engine.StartRun, buildErr error) error {
+	branch := run.Branch
 	run.Branch = "" // BuildBranch publishes nothing on failure
 	if err := s.closeRunRecord(ctx, run); err != nil {
 		return err
@@ -108,6 +109,13 @@ func (s *Service) buildFailed(ctx context.Context, fx *effects, q *queue.Queue, 
 	var conflict *queue.ConflictError
 	if !errors.As(buildErr, &conflict) || conflict.Index < 0 || conflict.Index >= len(a.Merge) {
 		return fmt.Errorf("failed to build test branch: %w", buildErr)
+	}
+	// A conflict stops the build before it publishes: the branch recorded
+	// for the run never existed. Its record goes, or the next publish would
+	// ask GitHub to delete it with the ended branches, and GitHub refuses
+	// an updateRefs that deletes a missing ref (deleting none of them).
+	if err := s.store.ForgetRef(ctx, q.Key.Repo, branch); err != nil {
+		return fmt.Errorf("failed to forget the branch %s, which never existed: %w", branch, err)
 	}
 	// Whatever merged before the conflicting head is what it may conflict
 	// with: the entries ahead, then the unit's own before it.

@@ -40,6 +40,15 @@
 //	FailNextMerges(...MergeFault); PendingFaults() int; SetParallel(bool); SetParallelFunc(func() bool)
 //	SetFileDiffs(bool)
 //	TargetHead() string; Dirty(n) bool; Conflicts(n) []int; PRsIn(sha) []int; Config()
+//	Requests(), RequestsByCall(); WriteHeadroom(repo) float64; PeakHourlyWrites() int
+//
+// The World charges every call with the GitHub requests the real client
+// (githubx) sends for it, content-creating writes apart from reads
+// (world_cost.go), and from them answers queue.WriteHeadroom with GitHub's
+// secondary limits (80 writes a minute, 500 an hour) in simulated time. It
+// counts; it does not refuse. The ended branches a publish deletes go in
+// its request all or none, as with GitHub's updateRefs: one missing makes
+// the publish go alone and delete nothing.
 //
 // Intrinsic(sha) is true when the commit contains no Bad PR: a simulator
 // reports that, or a flaky failure. OnPublish runs synchronously inside
@@ -105,5 +114,6 @@
 // Workload, Sim, the baselines, Run and RunPreset (workload*.go, events.go,
 // baseline*.go, runner*.go, metrics*.go, presets.go) run Poisson arrivals
 // with log-normal CI through the real engine on a World, and through
-// baseline policies, and compare time-to-merge and CI cost (cmd/mqsim).
+// baseline policies, and compare time-to-merge, CI cost and, for our
+// engine, its GitHub requests per merged PR (cmd/mqsim).
 package sim

@@ -75,6 +75,14 @@ type World struct {
 	maxInFlight           int
 	calls                 map[string]int
 	onPublish             func(CIJob)
+
+	// What the calls would cost on GitHub (world_cost.go).
+	requests    GitHubCost
+	requestsBy  map[string]GitHubCost
+	writeLog    writeLog
+	lanes       map[string]string // scratch lane → the commit it points at
+	trees       map[string]bool   // commits whose tree the client knows
+	nodeIDKnown bool              // the client read the repository's node id
 }
 
 // simPR is a pull request of the World.
@@ -121,6 +129,7 @@ func NewWorld(cfg WorldConfig) *World {
 		prs: map[int]*simPR{}, conflicts: map[int][]int{}, tests: map[string]*testCommit{},
 		live: map[string]*testCommit{}, passedByHead: map[string][]*testCommit{},
 		checks: map[string][]queue.CheckResult{}, calls: map[string]int{},
+		requestsBy: map[string]GitHubCost{}, lanes: map[string]string{}, trees: map[string]bool{},
 	}
 	root := w.addCommit(nil, 0, "", kindRoot)
 	w.refs[cfg.Branch] = root.sha

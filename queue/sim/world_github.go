@@ -21,10 +21,11 @@ const TestBranchPrefix = queue.DefaultTestBranchPrefix
 // errWorldNotFound is a 404 from the simulated GitHub.
 var errWorldNotFound = errors.New("not found (404)")
 
-// enter counts a call of method and checks the repository; the caller holds
-// the lock.
+// enter counts a call of method, charges its fixed cost (fixedCosts) and
+// checks the repository; the caller holds the lock.
 func (w *World) enter(method string, repo queue.Repo) error {
 	w.calls[method]++
+	w.spend(method, fixedCosts[method])
 	if repo != w.cfg.Repo {
 		return fmt.Errorf("%s: repository %s: %w", method, repo, errWorldNotFound)
 	}
@@ -79,7 +80,11 @@ func (w *World) RequiredChecks(_ context.Context, repo queue.Repo, branch string
 // conflicts with the content so far is a *queue.ConflictError; a patch
 // already contained merges as a no-op. The result is published as spec.Name
 // (a fresh SHA); names under TestBranchPrefix are test runs, which CI picks
-// up and OnPublish is told of (after the lock is released).
+// up and OnPublish is told of (after the lock is released). The branches of
+// spec.Delete are deleted in the same request, all or none as with GitHub's
+// updateRefs: when one of them is missing, none is (Built.Deleted is
+// empty) and spec.Name is published alone. A lane (spec.KeepTemp) is
+// followed only for what the build costs (buildCost); it is no branch.
 func (w *World) BuildBranch(_ context.Context, repo queue.Repo, spec queue.BranchSpec) (queue.Built, error) {
 	w.mu.Lock()
 	var deleted []string
@@ -96,6 +101,11 @@ func (w *World) BuildBranch(_ context.Context, repo queue.Repo, spec queue.Branc
 }
 
 func (w *World) build(repo queue.Repo, spec queue.BranchSpec, deleted *[]string) (string, *CIJob, error) {
+	f := buildFacts{spec: spec, laneAt: w.lanes[spec.Temp], nodeIDKnown: w.nodeIDKnown}
+	defer func() {
+		w.spend("BuildBranch", buildCost(f))
+		w.nodeIDKnown = w.nodeIDKnown || f.published && len(spec.Delete) > 0
+	}()
 	if err := w.enter("BuildBranch", repo); err != nil {
 		return "", nil, err
 	}
@@ -106,11 +116,15 @@ func (w *World) build(repo queue.Repo, spec queue.BranchSpec, deleted *[]string)
 	if !ok {
 		return "", nil, fmt.Errorf("failed to build %s: commit %s: %w", spec.Name, spec.From, errWorldNotFound)
 	}
+	if spec.KeepTemp {
+		defer func() { w.lanes[spec.Temp] = cur.sha }() // where the last merge left it
+	}
 	for i, h := range spec.Heads {
 		pr, ok := w.prs[h.PRNumber]
 		if !ok || !pr.heads[h.SHA] {
 			return "", nil, fmt.Errorf("failed to build %s: %s is not a head of #%d: %w", spec.Name, h.SHA, h.PRNumber, errWorldNotFound)
 		}
+		f.merges++
 		if w.conflictsWith(cur, h.PRNumber) != 0 {
 			return "", nil, &queue.ConflictError{Index: i, SHA: h.SHA}
 		}
@@ -118,18 +132,28 @@ func (w *World) build(repo queue.Repo, spec queue.BranchSpec, deleted *[]string)
 	}
 	if len(spec.Heads) == 0 {
 		cur = w.addCommit(cur, 0, "", kindBuilt)
+	} else {
+		w.trees[cur.sha] = true // the last merge's answer names its tree
 	}
 	if spec.Name == "" { // a probe: merged on the scratch lane, published nowhere
 		return cur.sha, nil, nil
 	}
 	// The ended branches go in the same request as the publish (GitHub's
-	// updateRefs is atomic): no moment sees both.
+	// updateRefs is atomic): no moment sees both, and one that is missing
+	// makes GitHub refuse them all.
+	f.published = true
+	old, exists := w.refs[spec.Name]
+	f.nameExists = exists
 	for _, name := range spec.Delete {
-		if w.deleteRef(name) == nil {
+		if _, ok := w.refs[name]; !ok || name == w.cfg.Branch {
+			f.deleteRefused = true
+		}
+	}
+	for _, name := range spec.Delete {
+		if !f.deleteRefused && w.deleteRef(name) == nil {
 			*deleted = append(*deleted, name)
 		}
 	}
-	old := w.refs[spec.Name]
 	w.refs[spec.Name] = cur.sha
 	if t := w.tests[old]; t != nil && t.branch == spec.Name {
 		w.unpublish(t)
@@ -152,7 +176,10 @@ func (w *World) DeleteBranch(_ context.Context, repo queue.Repo, name string) er
 	return w.deleteRef(name)
 }
 
-// DeleteBranches deletes branches in one call (queue.BranchBatchDeleter).
+// DeleteBranches deletes branches in one call (queue.BranchBatchDeleter),
+// charged as the client's batches (deleteBatchCost): a batch with a
+// missing branch is refused by GitHub and deleted one branch at a time,
+// with the same result.
 func (w *World) DeleteBranches(_ context.Context, repo queue.Repo, names []string) ([]string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -160,11 +187,23 @@ func (w *World) DeleteBranches(_ context.Context, repo queue.Repo, names []strin
 		return nil, err
 	}
 	var done []string
-	for _, name := range names {
-		if err := w.deleteRef(name); err != nil {
-			return done, err
+	for rest := names; len(rest) > 0; {
+		batch := rest[:min(len(rest), maxRefUpdates)]
+		rest = rest[len(batch):]
+		refused := false
+		for _, name := range batch {
+			if _, ok := w.refs[name]; !ok {
+				refused = true
+			}
 		}
-		done = append(done, name)
+		w.spend("DeleteBranches", deleteBatchCost(len(batch), refused, w.nodeIDKnown))
+		w.nodeIDKnown = true
+		for _, name := range batch {
+			if err := w.deleteRef(name); err != nil {
+				return done, err
+			}
+			done = append(done, name)
+		}
 	}
 	return done, nil
 }
@@ -203,10 +242,12 @@ func (w *World) TreeSHA(_ context.Context, repo queue.Repo, sha string) (string,
 	if err := w.enter("TreeSHA", repo); err != nil {
 		return "", err
 	}
+	w.spend("TreeSHA", treeCost(w.trees[sha]))
 	c, ok := w.commits[sha]
 	if !ok {
 		return "", fmt.Errorf("failed to read commit %s: %w", sha, errWorldNotFound)
 	}
+	w.trees[sha] = true
 	return c.tree(), nil
 }
 
@@ -327,5 +368,6 @@ func (w *World) ListBranches(_ context.Context, repo queue.Repo, prefix string) 
 		}
 	}
 	slices.Sort(out)
+	w.spend("ListBranches", listCost(len(out)))
 	return out, nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,12 +63,33 @@ func execute(o options, stdout, stderr io.Writer) error {
 	for _, rep := range reps {
 		if o.verbose {
 			for _, r := range rep.Results {
-				fmt.Fprintf(stderr, "%s %s: %v\n", rep.Preset.Name, r.Policy, r.Wall.Round(time.Millisecond))
+				fmt.Fprintf(stderr, "%s %s: %v%s\n", rep.Preset.Name, r.Policy, r.Wall.Round(time.Millisecond), githubByCall(r))
 			}
 		}
 		writeSection(stdout, rep, presetCommand(rep.Preset, o))
 	}
 	return nil
+}
+
+// githubByCall describes where a run of ours spent its GitHub requests, per
+// merged PR and port method, most first ("" for a baseline).
+func githubByCall(r sim.Result) string {
+	if r.GitHubByCall == nil || r.Merged == 0 {
+		return ""
+	}
+	names := slices.Collect(maps.Keys(r.GitHubByCall))
+	slices.SortFunc(names, func(a, b string) int {
+		if d := r.GitHubByCall[b].Calls() - r.GitHubByCall[a].Calls(); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, 0, len(names))
+	for _, n := range names {
+		c := r.GitHubByCall[n]
+		parts = append(parts, fmt.Sprintf("%s %.2fw %.2fr", n, float64(c.Writes)/float64(r.Merged), float64(c.Reads)/float64(r.Merged)))
+	}
+	return "; GitHub requests per merged PR (writes, reads): " + strings.Join(parts, ", ")
 }
 
 // choosePresets returns the presets to run, with -prs applied.

@@ -92,8 +92,8 @@ func maxQueue(p sim.Preset) int {
 // medians) against the best baseline that keeps up.
 func summaryMarkdown(reps []sim.SeedReport) string {
 	s := "## Summary: medians over seeds\n\n" +
-		"| preset | our best setting | kept up | p50 ×O | p95 (min) | p95 ×O | CI runs/merge | baselines beaten |\n" +
-		"|---|---|--:|--:|--:|--:|--:|---|\n"
+		"| preset | our best setting | kept up | p50 ×O | p95 (min) | p95 ×O | CI runs/merge | GitHub writes/merge | peak GitHub writes/h | baselines beaten |\n" +
+		"|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n"
 	for _, rep := range reps {
 		best, ok := rep.BestOurs()
 		if !ok {
@@ -110,9 +110,10 @@ func summaryMarkdown(reps []sim.SeedReport) string {
 			list = fmt.Sprint(beaten)
 			list = list[1 : len(list)-1]
 		}
-		s += fmt.Sprintf("| %s | `%s` | %d/%d | %s | %s | %s | %s | %s |\n", rep.Preset.Name, best.Policy,
+		s += fmt.Sprintf("| %s | `%s` | %d/%d | %s | %s | %s | %s | %s | %s | %s |\n", rep.Preset.Name, best.Policy,
 			best.Stable, len(best.Results), sim.FormatSpread(best.P50x, "%.2f"), sim.FormatSpreadMinutes(best.P95),
-			sim.FormatSpread(best.P95x, "%.2f"), sim.FormatSpread(best.RunsPerMerge, "%.2f"), list)
+			sim.FormatSpread(best.P95x, "%.2f"), sim.FormatSpread(best.RunsPerMerge, "%.2f"),
+			sim.FormatSpread(best.WritesPerMerge, "%.2f"), sim.FormatSpread(best.PeakHourlyWrites, "%.0f"), list)
 	}
 	return s + "\n"
 }

@@ -102,6 +102,18 @@ type Result struct {
 	// PRs that were ejected as failed.
 	WronglyMerged   int
 	FalseRejections int
+	// GitHubWrites and GitHubCalls count the GitHub requests our engine's
+	// calls stand for (the World's cost model, world_cost.go): the
+	// content-creating ones, and all of them; WritesPerMerge and
+	// CallsPerMerge per merged PR. PeakHourlyWrites is the most writes
+	// within any simulated hour, against GitHub's 500 an hour per
+	// installation. Zero for the baselines, which have no GitHub.
+	GitHubWrites, GitHubCalls     int
+	WritesPerMerge, CallsPerMerge float64
+	PeakHourlyWrites              int
+	// GitHubByCall splits the requests by port method (nil for the
+	// baselines).
+	GitHubByCall map[string]GitHubCost
 	// MaxDepth is the largest number of PRs in the queue at once.
 	MaxDepth int
 	// Rounds is the number of synchronous speculation rounds (0 otherwise).
@@ -111,6 +123,18 @@ type Result struct {
 	Violations []string
 	// Wall is the real time the simulation took.
 	Wall time.Duration
+}
+
+// setGitHubCost records what the calls of a run of our engine cost on
+// GitHub (the World's requests).
+func (res *Result) setGitHubCost(w *World) {
+	c := w.Requests()
+	res.GitHubWrites, res.GitHubCalls, res.PeakHourlyWrites = c.Writes, c.Calls(), w.PeakHourlyWrites()
+	res.GitHubByCall = w.RequestsByCall()
+	if res.Merged > 0 {
+		res.WritesPerMerge = float64(c.Writes) / float64(res.Merged)
+		res.CallsPerMerge = float64(c.Calls()) / float64(res.Merged)
+	}
 }
 
 // Summarize turns a finished simulation's records into a Result. end is

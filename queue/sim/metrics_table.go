@@ -119,8 +119,8 @@ func (r Report) Markdown() string {
 	var b strings.Builder
 	oracle, hasOracle := r.Oracle()
 	best, hasBest := r.BestOurs()
-	b.WriteString("| policy | p50 | p95 | p99 | p50 ×O | p95 ×O | merges/h | CI runs/merge | CI min/merge | wrongly merged | false rejections | max depth | unfinished | violations |\n")
-	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	b.WriteString("| policy | p50 | p95 | p99 | p50 ×O | p95 ×O | merges/h | CI runs/merge | CI min/merge | GitHub writes/merge | GitHub calls/merge | peak GitHub writes/h | wrongly merged | false rejections | max depth | unfinished | violations |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for i, res := range r.Results {
 		name := res.Policy
 		if hasBest && r.Kinds[i] == KindOurs && res.Policy == best.Policy {
@@ -139,18 +139,22 @@ func (r Report) Markdown() string {
 			}
 			return s
 		}
-		violations := "–" // baselines run in the abstract harness, without the checked world
+		// Baselines run in the abstract harness, without the checked world
+		// and its GitHub.
+		violations, writes, calls, peak := "–", "–", "–", "–"
 		if r.Kinds[i] == KindOurs {
 			violations = fmt.Sprint(len(res.Violations))
+			writes, calls = fmt.Sprintf("%.2f", res.WritesPerMerge), fmt.Sprintf("%.1f", res.CallsPerMerge)
+			peak = fmt.Sprint(res.PeakHourlyWrites)
 		}
 		p50, p95, p99 := fmtQuantile(res.P50), fmtQuantile(res.P95), fmtQuantile(res.P99)
 		if res.Stopped != "" { // waits grow without bound: no percentile is meaningful
 			p50, p95, p99 = "–", "–", "–"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %.1f | %.2f | %.1f | %d | %d | %d | %d | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %.1f | %.2f | %.1f | %s | %s | %s | %d | %d | %d | %d | %s |\n",
 			name, p50, p95, p99,
 			ratio(res.P50, oracle.P50), ratio(res.P95, oracle.P95),
-			res.Throughput, res.RunsPerMerge, res.MinutesPerMerge,
+			res.Throughput, res.RunsPerMerge, res.MinutesPerMerge, writes, calls, peak,
 			res.WronglyMerged, res.FalseRejections, res.MaxDepth, res.Unfinished, violations)
 	}
 	notes := false

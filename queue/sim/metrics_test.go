@@ -57,7 +57,8 @@ func TestReportTableAndTargets(t *testing.T) {
 		{Policy: "oracle", P50: q(20), P95: q(30), RunsPerMerge: 1},
 		{Policy: "github(k=8)", P50: q(40), P95: q(150), RunsPerMerge: 1.5},
 		{Policy: "bors(b≤8)", P50: q(3000), P95: Quantile{D: 6000 * time.Minute, AtLeast: true}, RunsPerMerge: 0.5},
-		{Policy: "ours(k=8)", P50: q(35), P95: q(100), RunsPerMerge: 1.4},
+		{Policy: "ours(k=8)", P50: q(35), P95: q(100), RunsPerMerge: 1.4, MinutesPerMerge: 28,
+			WritesPerMerge: 6.5, CallsPerMerge: 14.25, PeakHourlyWrites: 420},
 		{Policy: "ours(k=8,b=2..4)", P50: q(36), P95: q(110), RunsPerMerge: 0.45},
 	}}
 	best, ok := rep.BestOurs()
@@ -65,7 +66,11 @@ func TestReportTableAndTargets(t *testing.T) {
 		t.Fatalf("best of ours %q, want the setting that beats the most baselines", best.Policy)
 	}
 	table := rep.Markdown()
-	for _, want := range []string{"| **ours(k=8,b=2..4)** | 36.0 | 110 |", "| bors(b≤8) | 3000 | ≥ 6000 |", "| 1.8 | 3.7 |"} {
+	for _, want := range []string{"| **ours(k=8,b=2..4)** | 36.0 | 110 |", "| bors(b≤8) | 3000 | ≥ 6000 |", "| 1.8 | 3.7 |",
+		"| GitHub writes/merge | GitHub calls/merge | peak GitHub writes/h |",
+		"| 1.40 | 28.0 | 6.50 | 14.2 | 420 |", // ours: writes and calls per merge, busiest hour
+		"| 1.50 | 0.0 | – | – | – |",          // a baseline has no GitHub: "–", not 0
+	} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}

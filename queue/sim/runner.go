@@ -119,7 +119,6 @@ func (c OursConfig) Settings() queue.Settings {
 		s.OptimizationMode = queue.OptimizationBisectionSkipTests
 	}
 	s.RequiredStatuses = []string{CICheck}
-	s.CommentsEnabled, s.StatusCheckEnabled = false, false
 	s.IsolationRuns = c.Isolation
 	return s
 }

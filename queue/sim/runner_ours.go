@@ -14,6 +14,10 @@ import (
 	"github.com/mergequeue/mq/queue/service"
 )
 
+// productionReconcileEvery is the reconcile interval of a production
+// process (app.DefaultReconcileInterval).
+const productionReconcileEvery = 30 * time.Second
+
 // simRepo and simBranch name the simulated repository and its target branch.
 var simRepo = queue.Repo{Host: queue.DefaultHost, Owner: "sim", Name: "repo"}
 
@@ -28,7 +32,20 @@ const simBranch = "main"
 //     PR and the run did not flake", reported through World.ReportCI and
 //     Service.OnCheck;
 //   - Service.Sync runs whenever the engine is woken (after every input)
-//     and at the time it asks to be looked at again.
+//     and at the time it asks to be looked at again;
+//   - the reconciler writes the PRs' surfaces (check runs, status comments,
+//     notices) and deletes ended branches as in production: a pass after
+//     every Sync that left something to show (the process wakes it on
+//     every shown change), and one reconcile interval after such a pass or
+//     at the retry it asks for, so that what waits for an interval (the
+//     deletion of ended branches not folded into a publish) happens. It
+//     runs at the production interval (service's default), while the
+//     engine's own periodic re-reads of GitHub stay off: the World loses no
+//     events, so they would only add reads per hour, not per merge.
+//
+// The World charges every call with the GitHub requests it stands for
+// (world_cost.go) and tells the queue its write headroom, so informational
+// surface writes are skipped when the installation's budget is half spent.
 type oursRun struct {
 	ctx    context.Context
 	sim    *Sim
@@ -39,6 +56,7 @@ type oursRun struct {
 	world  *World
 	store  queue.Store
 	svc    *service.Service
+	surf   *service.Reconciler // writes the surfaces (reconcile)
 	q      *queue.Queue
 	number []int       // PR index → World PR number
 	index  map[int]int // World PR number → PR index
@@ -47,6 +65,7 @@ type oursRun struct {
 	active  int // active entries after the last Sync
 	soon    *Event
 	timed   *Event
+	recNext *Event // the reconciler's next timed pass
 	errs    []string
 }
 
@@ -69,6 +88,10 @@ func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duratio
 		// The World loses no events: reconciling is pure overhead here.
 		ReconcileEvery: 365 * 24 * time.Hour,
 	})
+	// The reconciler of a Service at the production reconcile interval,
+	// over the same store and World: its passes, grace periods and sweeps
+	// follow that interval, as they do in production.
+	r.surf = service.NewService(r.store, r.world, service.Options{Now: s.Now, ReconcileEvery: productionReconcileEvery}).Reconciler()
 	q, err := r.svc.CreateQueue(ctx, queue.QueueKey{Repo: simRepo, Branch: simBranch}, settings)
 	if err != nil {
 		return Result{}, fmt.Errorf("failed to create the simulated queue: %w", err)
@@ -93,6 +116,7 @@ func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duratio
 		end = s.Elapsed()
 	}
 	res := Summarize(p.Label(), w, r.rec, end)
+	res.setGitHubCost(r.world)
 	res.Stopped = stopped
 	res.Violations = append(r.world.Violations(), r.errs...)
 	return res, nil
@@ -178,6 +202,9 @@ func (r *oursRun) sync() {
 	if active, err := r.store.ListActiveEntries(r.ctx, r.q.ID); err == nil {
 		r.active = len(active)
 	}
+	if r.showing() {
+		r.reconcile(true)
+	}
 	if next.IsZero() {
 		return
 	}
@@ -190,6 +217,44 @@ func (r *oursRun) sync() {
 	r.timed = r.sim.AtTime(next, func() {
 		r.timed = nil
 		r.sync()
+	})
+}
+
+// showing reports whether a surface or a notice waits to be written: what
+// wakes the reconciler in production.
+func (r *oursRun) showing() bool {
+	now := r.sim.Now()
+	if sf, err := r.store.DueSurfaces(r.ctx, now, 1); err != nil || len(sf) > 0 {
+		return true
+	}
+	ns, err := r.store.DueNotices(r.ctx, now, 1)
+	return err != nil || len(ns) > 0
+}
+
+// reconcile runs a reconciler pass. After a woken pass (woken), the next
+// one comes a reconcile interval later, as the production loop's does, or
+// at the retry the pass asks for if that is sooner; a timed pass schedules
+// only a retry.
+func (r *oursRun) reconcile(woken bool) {
+	next, err := r.surf.Pass(r.ctx)
+	if err != nil {
+		r.fail(fmt.Errorf("reconciler pass at %v: %w", r.sim.Elapsed(), err))
+	}
+	at := next
+	if woken {
+		if every := r.sim.Now().Add(productionReconcileEvery); at.IsZero() || every.Before(at) {
+			at = every
+		}
+	}
+	if at.IsZero() {
+		return
+	}
+	if r.recNext != nil {
+		r.sim.Cancel(r.recNext)
+	}
+	r.recNext = r.sim.AtTime(at, func() {
+		r.recNext = nil
+		r.reconcile(false)
 	})
 }
 

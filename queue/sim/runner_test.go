@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,7 @@ func TestOursDrivesTheRealEngine(t *testing.T) {
 			if res.WronglyMerged != 0 || res.CIRuns < res.Merged || res.P50.D < tc.w.CIMedian/3 {
 				t.Errorf("implausible result %+v", res)
 			}
+			checkGitHubCost(t, res)
 			again, err := Run(tc.w, p, 11, RunOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -64,7 +66,41 @@ func TestOursDrivesTheRealEngine(t *testing.T) {
 func equalResults(a, b Result) bool {
 	return a.Policy == b.Policy && a.Merged == b.Merged && a.Rejected == b.Rejected && a.P50 == b.P50 &&
 		a.P95 == b.P95 && a.P99 == b.P99 && a.CIRuns == b.CIRuns && a.CIMinutes == b.CIMinutes &&
-		a.MaxDepth == b.MaxDepth && a.FalseRejections == b.FalseRejections && a.Throughput == b.Throughput
+		a.MaxDepth == b.MaxDepth && a.FalseRejections == b.FalseRejections && a.Throughput == b.Throughput &&
+		a.GitHubWrites == b.GitHubWrites && a.GitHubCalls == b.GitHubCalls && a.PeakHourlyWrites == b.PeakHourlyWrites
+}
+
+// checkGitHubCost checks what a run of our engine reports of its GitHub
+// requests: the surfaces were written as the reconciler writes them in
+// production (each decided PR's check run created and completed, a
+// comment for each failure), and the per-merge figures add up.
+func checkGitHubCost(t *testing.T, res Result) {
+	t.Helper()
+	by := res.GitHubByCall
+	decided := res.Merged + res.Rejected
+	if got := by["UpsertCheckRun"].Writes; got < 2*decided {
+		t.Errorf("%d check run writes for %d decided PRs: want each created and completed (the reconciler ran?)", got, decided)
+	}
+	if got := by["UpsertComment"].Writes; got < res.Rejected {
+		t.Errorf("%d comment writes for %d failed PRs: want a comment for each failure", got, res.Rejected)
+	}
+	if got := by["MergePullRequest"].Writes; got < res.Merged {
+		t.Errorf("%d merge requests for %d merged PRs", got, res.Merged)
+	}
+	sum := GitHubCost{}
+	for _, c := range by {
+		sum = sum.plus(c)
+	}
+	if sum.Writes != res.GitHubWrites || sum.Calls() != res.GitHubCalls {
+		t.Errorf("per call %+v adds up to %+v, not %d writes and %d calls", by, sum, res.GitHubWrites, res.GitHubCalls)
+	}
+	wpm, cpm := float64(res.GitHubWrites)/float64(res.Merged), float64(res.GitHubCalls)/float64(res.Merged)
+	if math.Abs(res.WritesPerMerge-wpm) > 1e-9 || math.Abs(res.CallsPerMerge-cpm) > 1e-9 || res.CallsPerMerge <= res.WritesPerMerge {
+		t.Errorf("%.3f writes and %.3f calls per merge, want %.3f and %.3f", res.WritesPerMerge, res.CallsPerMerge, wpm, cpm)
+	}
+	if res.PeakHourlyWrites <= 0 || res.PeakHourlyWrites > res.GitHubWrites {
+		t.Errorf("peak %d writes in an hour of %d in all", res.PeakHourlyWrites, res.GitHubWrites)
+	}
 }
 
 // TestOursSerialMatchesTheSerialBaseline: with concurrency 1 and no

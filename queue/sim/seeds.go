@@ -63,6 +63,10 @@ type SeedRow struct {
 	// PR: of the run where it kept up, of the saturated run where it did
 	// not (its steady state, not the ramp-up before the cap).
 	RunsPerMerge, MinutesPerMerge Spread
+	// WritesPerMerge, CallsPerMerge and PeakHourlyWrites are the GitHub
+	// cost of our engine (Result), taken like RunsPerMerge; empty (N = 0)
+	// for the baselines.
+	WritesPerMerge, CallsPerMerge, PeakHourlyWrites Spread
 	// Capacity is the saturated merges per hour (only with Saturated).
 	Capacity Spread
 	// WronglyMerged, FalseRejections and Violations are sums over seeds
@@ -218,6 +222,7 @@ func (r *SeedReport) aggregate() {
 		p50, p95, p99 := make([]float64, n), make([]float64, n), make([]float64, n)
 		p50x, p95x := make([]float64, 0, n), make([]float64, 0, n)
 		runs, mins, capa := make([]float64, n), make([]float64, n), []float64(nil)
+		var writes, calls, peak []float64
 		for k, res := range row.Results {
 			all := []Result{res}
 			use := res
@@ -236,6 +241,11 @@ func (r *SeedReport) aggregate() {
 				}
 			}
 			runs[k], mins[k] = use.RunsPerMerge, use.MinutesPerMerge
+			if row.Kind == KindOurs {
+				writes = append(writes, use.WritesPerMerge)
+				calls = append(calls, use.CallsPerMerge)
+				peak = append(peak, float64(use.PeakHourlyWrites))
+			}
 			if oracle != nil && oracle[k].P50.D > 0 && oracle[k].P95.D > 0 {
 				p50x = append(p50x, p50[k]/oracle[k].P50.Minutes())
 				p95x = append(p95x, p95[k]/oracle[k].P95.Minutes())
@@ -252,6 +262,9 @@ func (r *SeedReport) aggregate() {
 		row.P50, row.P95, row.P99 = SpreadOf(p50), SpreadOf(p95), SpreadOf(p99)
 		row.P50x, row.P95x = SpreadOf(p50x), SpreadOf(p95x)
 		row.RunsPerMerge, row.MinutesPerMerge = SpreadOf(runs), SpreadOf(mins)
+		if writes != nil {
+			row.WritesPerMerge, row.CallsPerMerge, row.PeakHourlyWrites = SpreadOf(writes), SpreadOf(calls), SpreadOf(peak)
+		}
 		if capa != nil {
 			row.Capacity = SpreadOf(capa)
 		}

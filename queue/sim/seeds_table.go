@@ -81,8 +81,8 @@ func (r SeedReport) Row(policy string) (SeedRow, bool) {
 func (r SeedReport) Markdown() string {
 	var b strings.Builder
 	best, hasBest := r.BestOurs()
-	b.WriteString("| policy | kept up (seeds) | p50 | p95 | p50 ×O | p95 ×O | CI runs/merge | CI min/merge | saturated merges/h | wrongly merged | false rejections | violations |\n")
-	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	b.WriteString("| policy | kept up (seeds) | p50 | p95 | p50 ×O | p95 ×O | CI runs/merge | CI min/merge | GitHub writes/merge | GitHub calls/merge | peak GitHub writes/h | saturated merges/h | wrongly merged | false rejections | violations |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, row := range r.Rows {
 		name := row.Policy
 		if hasBest && row.Kind == KindOurs && row.Policy == best.Policy {
@@ -100,13 +100,19 @@ func (r SeedReport) Markdown() string {
 			violations = fmt.Sprint(row.Violations)
 		}
 		runs := fmtSpread(row.RunsPerMerge, "%.2f")
+		// Baselines have no GitHub: fmtSpread prints "–" for them.
+		writes, calls := fmtSpread(row.WritesPerMerge, "%.2f"), fmtSpread(row.CallsPerMerge, "%.1f")
+		peak := fmtSpread(row.PeakHourlyWrites, "%.0f")
 		if row.Stable < len(row.Results) {
 			runs += "*"
+			if row.Kind == KindOurs {
+				writes, calls, peak = writes+"*", calls+"*", peak+"*"
+			}
 		}
-		fmt.Fprintf(&b, "| %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %d | %d | %s |\n",
+		fmt.Fprintf(&b, "| %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d | %s |\n",
 			name, row.Stable, len(row.Results), fmtSpreadMinutes(row.P50), fmtSpreadMinutes(row.P95),
 			fmtSpread(row.P50x, "%.2f"), fmtSpread(row.P95x, "%.2f"), runs, fmtSpread(row.MinutesPerMerge, "%.1f"),
-			capacity, row.WronglyMerged, row.FalseRejections, violations)
+			writes, calls, peak, capacity, row.WronglyMerged, row.FalseRejections, violations)
 	}
 	return b.String()
 }

@@ -153,3 +153,37 @@ func TestBestOursIsChosenByMedians(t *testing.T) {
 		t.Errorf("lucky beats github: %v (%s)", won, why)
 	}
 }
+
+// TestSeedReportGitHubColumns: the GitHub figures of our engine are
+// medians over the seeds with their spread, taken from the saturated run
+// on a seed where it fell behind (marked *, like CI runs), and "–" for
+// the baselines, which have no GitHub.
+func TestSeedReportGitHubColumns(t *testing.T) {
+	t.Parallel()
+	q := Quantile{D: 30 * time.Minute}
+	ours := func(w, c float64, peak int) Result {
+		return Result{Merged: 10, P50: q, P95: q, WritesPerMerge: w, CallsPerMerge: c, PeakHourlyWrites: peak}
+	}
+	stopped := ours(99, 99, 9999) // measured before the cap: ignored
+	stopped.Stopped = "fell behind"
+	rep := SeedReport{Seeds: Seeds(1, 3), Rows: []SeedRow{
+		{Policy: "github(k=4)", Kind: KindGitHub, Results: []Result{{Merged: 10, P50: q, P95: q}, {Merged: 10, P50: q, P95: q}, {Merged: 10, P50: q, P95: q}}},
+		{Policy: "ours(k=4)", Kind: KindOurs, Results: []Result{ours(5, 12, 300), ours(6, 13, 320), stopped},
+			Saturated: []Result{{}, {}, ours(9, 20, 600)}},
+	}}
+	rep.aggregate()
+	row, _ := rep.Row("ours(k=4)")
+	if row.WritesPerMerge.Median != 6 || row.CallsPerMerge.Median != 13 || row.PeakHourlyWrites.Median != 320 {
+		t.Errorf("medians %+v %+v %+v, want 6, 13 and 320", row.WritesPerMerge, row.CallsPerMerge, row.PeakHourlyWrites)
+	}
+	md := rep.Markdown()
+	for _, want := range []string{
+		"| GitHub writes/merge | GitHub calls/merge | peak GitHub writes/h |",
+		"| 6.00 (5.20–8.40)* | 13.0 (12.2–18.6)* | 320 (304–544)* |",
+		"| github(k=4) | 3/3 | 30.0 (30.0–30.0) | 30.0 (30.0–30.0) | – | – | 0.00 (0.00–0.00) | 0.0 (0.0–0.0) | – | – | – |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("table lacks %q:\n%s", want, md)
+		}
+	}
+}

@@ -69,8 +69,12 @@ func (c *Client) BuildBranch(ctx context.Context, repo queue.Repo, spec queue.Br
 	// is: the first merge commit's first parent, or a "contained" answer
 	// (204), which cannot be checked and so is not trusted.
 	verified := !spec.KeepTemp || spec.TempAt != spec.From
+	point := setRef // a scratch ref of this build: created
+	if spec.KeepTemp {
+		point = moveRef // a lane: it exists but on a queue's first build
+	}
 	if verified {
-		if err := setRef(ctx, gh, repo, spec.Temp, spec.From); err != nil {
+		if err := point(ctx, gh, repo, spec.Temp, spec.From); err != nil {
 			return queue.Built{}, c.fail(repo, fmt.Sprintf("%s: point scratch ref %s at %s", what, spec.Temp, spec.From), err)
 		}
 	}
@@ -95,7 +99,7 @@ func (c *Client) BuildBranch(ctx context.Context, repo queue.Repo, spec queue.Br
 				// a build whose outcome was lost), or cannot be told:
 				// start again from From.
 				zerolog.Ctx(ctx).Info().Str("ref", spec.Temp).Msg("scratch lane not where it was left; moving it")
-				if err := setRef(ctx, gh, repo, spec.Temp, spec.From); err != nil {
+				if err := moveRef(ctx, gh, repo, spec.Temp, spec.From); err != nil {
 					return queue.Built{}, c.fail(repo, fmt.Sprintf("%s: point scratch ref %s at %s", what, spec.Temp, spec.From), err)
 				}
 				i = -1
@@ -142,6 +146,22 @@ func (c *Client) mergeInto(ctx context.Context, gh *github.Client, repo queue.Re
 		return nil, nil
 	}
 	return rc, nil
+}
+
+// moveRef force-moves refs/heads/branch to sha, or creates it there when it
+// does not exist: one write for a ref that exists (a queue's lane, kept
+// between builds), where setRef would first be refused a create.
+func moveRef(ctx context.Context, gh *github.Client, repo queue.Repo, branch, sha string) error {
+	ref := &github.Reference{Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: github.String(sha)}}
+	p := escapedRepo(repo)
+	_, _, err := gh.Git.UpdateRef(ctx, p.owner, p.name, ref, true)
+	if err == nil || !refMissing(err) {
+		return err
+	}
+	if _, _, err := gh.Git.CreateRef(ctx, p.owner, p.name, ref); err != nil {
+		return fmt.Errorf("ref missing and creating it failed: %w", err)
+	}
+	return nil
 }
 
 // setRef creates refs/heads/branch at sha, or force-moves it there when it

@@ -103,6 +103,16 @@ func setRefWrites(exists bool) int {
 	return 1
 }
 
+// moveRefWrites is the client's moveRef, which moves a lane: a PATCH that
+// moves it, and when it does not exist (422) a POST git/refs that creates
+// it.
+func moveRefWrites(exists bool) int {
+	if exists {
+		return 1
+	}
+	return 2
+}
+
 // nodeIDCost is the read of the repository's node id that precedes the
 // client's first GraphQL mutation.
 func nodeIDCost(known bool) GitHubCost {
@@ -139,9 +149,9 @@ type buildFacts struct {
 //   - The scratch ref. Without KeepTemp: created (it has a fresh name) and
 //     deleted at the end, whatever happened: 2 writes. A lane (KeepTemp)
 //     that spec.TempAt says is at From: nothing; one it says is elsewhere:
-//     moved (setRef: 1 write if it does not exist, 2 if it does); one at
+//     moved (moveRef: 1 write if it exists, 2 if it does not); one at
 //     From by spec.TempAt but really elsewhere: the first merge shows it,
-//     and the lane is moved and that merge made again (1 + setRef).
+//     and the lane is moved and that merge made again (1 + moveRef).
 //   - One POST /merges per head merged, the conflicting one included.
 //   - The publish: with spec.Delete, one GraphQL updateRefs (after the
 //     node id read, the first time); when GitHub refuses it, or without
@@ -153,9 +163,9 @@ func buildCost(f buildFacts) GitHubCost {
 	case !s.KeepTemp:
 		c.Writes += 2
 	case s.TempAt != s.From:
-		c.Writes += setRefWrites(f.laneAt != "")
+		c.Writes += moveRefWrites(f.laneAt != "")
 	case f.laneAt != s.From && f.merges > 0:
-		c.Writes += 1 + setRefWrites(f.laneAt != "")
+		c.Writes += 1 + moveRefWrites(f.laneAt != "")
 	}
 	c.Writes += f.merges
 	if !f.published {

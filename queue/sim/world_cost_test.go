@@ -40,15 +40,15 @@ func TestGitHubCostModel(t *testing.T) {
 		{"lane at From: one merge per head and the publish",
 			buildCost(buildFacts{spec: lane("f", "f", "a", "b"), laneAt: "f", merges: 2, published: true}),
 			GitHubCost{Writes: 3}},
-		{"lane elsewhere: moved (POST refused as existing, then PATCH)",
+		{"lane elsewhere: moved (one PATCH)",
 			buildCost(buildFacts{spec: lane("f", "old", "a"), laneAt: "old", merges: 1, published: true}),
-			GitHubCost{Writes: 4}},
-		{"lane never created: created",
-			buildCost(buildFacts{spec: lane("f", "", "a"), merges: 1, published: true}),
 			GitHubCost{Writes: 3}},
+		{"lane never created: PATCH refused as missing, then created",
+			buildCost(buildFacts{spec: lane("f", "", "a"), merges: 1, published: true}),
+			GitHubCost{Writes: 4}},
 		{"lane said at From but elsewhere: a merge shows it, the lane moves, the merges again",
 			buildCost(buildFacts{spec: lane("f", "f", "a", "b"), laneAt: "old", merges: 2, published: true}),
-			GitHubCost{Writes: 1 + 2 + 2 + 1}},
+			GitHubCost{Writes: 1 + 1 + 2 + 1}},
 		{"publish with deletions: one updateRefs, after the node id the first time",
 			buildCost(buildFacts{spec: withDelete(lane("f", "f", "a"), "x", "y"), laneAt: "f", merges: 1, published: true}),
 			GitHubCost{Writes: 2, Reads: 1}},
@@ -109,16 +109,16 @@ func TestWorldChargesTheClientsRequests(t *testing.T) {
 	base := w.TargetHead()
 	const lane = "mq-temp/lane-1"
 	var first, second, third queue.Built
-	spent("the first build (lane created, one merge, publish)", GitHubCost{Writes: 3}, func() {
+	spent("the first build (lane PATCH refused, created; one merge, publish)", GitHubCost{Writes: 4}, func() {
 		first = build(queue.BranchSpec{From: base, Heads: headsOf(w, a), Temp: lane, KeepTemp: true, Name: "mq-merge/pr-1/r1"})
 	})
 	spent("a build on it, the lane where it was left", GitHubCost{Writes: 2}, func() {
 		second = build(queue.BranchSpec{From: first.SHA, TempAt: first.SHA, Heads: headsOf(w, b), Temp: lane, KeepTemp: true, Name: "mq-merge/pr-2/r2"})
 	})
-	spent("a build from the target: the lane moves (POST refused, PATCH)", GitHubCost{Writes: 4}, func() {
+	spent("a build from the target: the lane moves (one PATCH)", GitHubCost{Writes: 3}, func() {
 		third = build(queue.BranchSpec{From: base, TempAt: second.SHA, Heads: headsOf(w, c), Temp: lane, KeepTemp: true, Name: "mq-merge/pr-3/r3"})
 	})
-	spent("a build told the lane is at From when it is not: a merge, the move, the merge again", GitHubCost{Writes: 5}, func() {
+	spent("a build told the lane is at From when it is not: a merge, the move, the merge again", GitHubCost{Writes: 4}, func() {
 		third = build(queue.BranchSpec{From: base, TempAt: base, Heads: headsOf(w, c), Temp: lane, KeepTemp: true, Name: "mq-merge/pr-3/r3b"})
 	})
 	spent("the tree of a built commit", GitHubCost{}, func() { treeOf(t, w, second.SHA) })
@@ -168,7 +168,7 @@ func TestWorldChargesTheClientsRequests(t *testing.T) {
 		}
 	})
 	by := w.RequestsByCall()
-	if by["BuildBranch"].Writes != 3+2+4+5+2+3 || by["TreeSHA"].Reads != 1 || by["Checks"].Reads != 2 {
+	if by["BuildBranch"].Writes != 4+2+3+4+2+3 || by["TreeSHA"].Reads != 1 || by["Checks"].Reads != 2 {
 		t.Errorf("per call: %+v", by)
 	}
 }

@@ -30,6 +30,7 @@ const (
 	scaledPointsPerMinute = 900             // GitHub's, per scaled minute
 	scaledConcurrent      = 100             // GitHub's
 	scaledRetryAfter      = time.Second     // SCALE: GitHub usually asks 60 s
+	scaledMaxPause        = 4 * time.Second // SCALE: the doubled pauses after repeated refusals stop here (default 15 min)
 	undisclosedEvery      = 60              // every 60th write refused anyway, as GitHub may "for undisclosed reasons"
 	limitBurst            = 24              // PRs submitted at once, concurrency 4, no batching
 )
@@ -89,7 +90,8 @@ func (l *wireLog) requests() []sent {
 func TestBurstThroughGitHubSecondaryLimits(t *testing.T) {
 	t.Parallel()
 	r := runBurst(t, app.GitHubBudget{ConcurrentRequests: scaledConcurrent, PointsPerMinute: scaledPointsPerMinute,
-		WritesPerMinute: scaledWritesPerMinute, WritesPerHour: scaledWritesPerHour, Minute: scaledMinute, Hour: scaledHour})
+		WritesPerMinute: scaledWritesPerMinute, WritesPerHour: scaledWritesPerHour, Minute: scaledMinute, Hour: scaledHour,
+		MaxPause: scaledMaxPause})
 	if r.Refusals == 0 {
 		t.Error("the fake refused nothing: the pauses went untested")
 	}
@@ -106,7 +108,7 @@ func TestBurstThroughGitHubSecondaryLimits(t *testing.T) {
 func runBurst(t *testing.T, b app.GitHubBudget) fakegithub.LimitReport {
 	t.Helper()
 	wire := &wireLog{next: http.DefaultTransport}
-	h := newHarnessWith(t, Options{Limits: scaledLimits(), Budget: &b, GitHubOptions: []githubx.Option{githubx.WithTransport(wire)}})
+	h, logs := newLoggedHarness(t, Options{Limits: scaledLimits(), Budget: &b, GitHubOptions: []githubx.Option{githubx.WithTransport(wire)}})
 	h.createQueue(4)
 	var prs []int
 	for i := range limitBurst {
@@ -155,8 +157,8 @@ func runBurst(t *testing.T, b app.GitHubBudget) fakegithub.LimitReport {
 			return len(runs) == 1 && runs[0].GetStatus() == "completed" && runs[0].GetConclusion() == "success" &&
 				len(sticky) == 0
 		}, func() string {
-			return fmt.Sprintf("check runs %v, comments %d", h.env.Fake.CheckRunsNamed(owner, repo, head, "Merge Queue (main)"),
-				len(h.env.Fake.CommentsContaining(owner, repo, pr, "merge-queue-status")))
+			return fmt.Sprintf("check runs %v, comments %d; the app's log of #%d:\n%s", h.env.Fake.CheckRunsNamed(owner, repo, head, "Merge Queue (main)"),
+				len(h.env.Fake.CommentsContaining(owner, repo, pr, "merge-queue-status")), pr, logsOf(logs, pr))
 		})
 	}
 	left := func() []string {
@@ -280,4 +282,19 @@ func writesBeforeSecondMerge(wire []sent) (writes, surfaces int) {
 		}
 	}
 	return writes, surfaces
+}
+
+// logsOf is the app's log lines about PR pr, and those that name no PR
+// but a warning or an error, the last 60.
+func logsOf(logs *logBuffer, pr int) string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		if strings.Contains(line, fmt.Sprintf(`"pr":%d,`, pr)) || strings.Contains(line, `"level":"warn"`) || strings.Contains(line, `"level":"error"`) {
+			out = append(out, line)
+		}
+	}
+	if len(out) > 60 {
+		out = out[len(out)-60:]
+	}
+	return strings.Join(out, "\n")
 }

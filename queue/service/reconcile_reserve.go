@@ -80,7 +80,7 @@ func (r *Reconciler) reserveFailed(ctx context.Context, e *queue.Entry, sf *queu
 // comment or the check run is due (commentDue, checkRunDue), or the state
 // label changed.
 func (r *Reconciler) surfaceStale(q *queue.Queue, e *queue.Entry, v entryView, sf *queue.Surface) bool {
-	info := r.informational(q.Key.Repo)
+	info := r.informational(q.Key.Repo, sf)
 	if _, _, due := r.commentDue(q, e, v, sf, info); q.Settings.CommentsEnabled && due {
 		return true
 	}

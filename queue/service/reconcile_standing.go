@@ -65,7 +65,7 @@ func (r *Reconciler) refreshStandings(ctx context.Context) error {
 	}
 	now := r.now()
 	for _, q := range queues {
-		if !q.Settings.CommentsEnabled && !q.Settings.StatusCheckEnabled || !r.informational(q.Key.Repo) {
+		if !q.Settings.CommentsEnabled && !q.Settings.StatusCheckEnabled || !r.roomForInformation(q.Key.Repo) {
 			continue
 		}
 		entries, err := r.store.ListActiveEntries(ctx, q.ID)
@@ -82,9 +82,11 @@ func (r *Reconciler) refreshStandings(ctx context.Context) error {
 				return err
 			}
 			if !e.Admitted() {
-				// One not ready past the grace gets its explaining comment.
-				if q.Settings.CommentsEnabled && sf.CommentID == 0 && !sf.CommentCreating && !sf.Due() &&
-					needsExplaining(e, now, r.every) {
+				// One not ready past the grace gets its explaining comment
+				// and its check run.
+				unshown := q.Settings.CommentsEnabled && sf.CommentID == 0 && !sf.CommentCreating ||
+					q.Settings.StatusCheckEnabled && sf.CheckRunID == 0 && !sf.CheckRunCreating
+				if unshown && !sf.Due() && needsExplaining(e, now, r.every) {
 					if err := r.store.TouchSurface(ctx, q.ID, e.ID); err != nil {
 						return err
 					}
@@ -99,7 +101,7 @@ func (r *Reconciler) refreshStandings(ctx context.Context) error {
 				return err
 			}
 			stale := q.Settings.CommentsEnabled && sf.CommentID != 0 && stamp(commentEssence(e), statusComment(q, e, v, now)) != sf.CommentHash ||
-				q.Settings.StatusCheckEnabled && e.PRSHA != "" && checkRunStamp(checkRun(q, e, v, now)) != sf.CheckRunHash
+				q.Settings.StatusCheckEnabled && e.PRSHA != "" && checkRunStamp(checkRun(q, e, v, now), e.State) != sf.CheckRunHash
 			if !stale {
 				continue
 			}

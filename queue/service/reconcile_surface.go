@@ -64,7 +64,7 @@ func (r *Reconciler) surface(ctx context.Context, sf queue.Surface) error {
 	if e == nil {
 		return nil // deleted while waiting, or the wait failed (recorded)
 	}
-	serving := sf.Want
+	serving, wrote := sf.Want, sf
 	if err := r.writeSurface(wctx, q, e, v, &sf); err != nil {
 		giveUp, err := r.failed(ctx, fmt.Sprintf("update the PR surfaces of #%d", e.PRNumber),
 			&sf.Attempts, &sf.NextAttemptAt, &sf.LastError, err)
@@ -76,8 +76,10 @@ func (r *Reconciler) surface(ctx context.Context, sf queue.Surface) error {
 		}
 		return r.store.SaveSurface(ctx, sf)
 	}
-	sf.Done, sf.Attempts, sf.LastError = serving, 0, ""
-	sf.NextAttemptAt, sf.WrittenAt = time.Time{}, r.now()
+	sf.Done, sf.Attempts, sf.LastError, sf.NextAttemptAt = serving, 0, "", time.Time{}
+	if sf.CommentHash != wrote.CommentHash || sf.CheckRunHash != wrote.CheckRunHash || sf.StateLabel != wrote.StateLabel {
+		sf.WrittenAt = r.now() // something was written
+	}
 	return r.store.SaveSurface(ctx, sf)
 }
 
@@ -88,7 +90,7 @@ func (r *Reconciler) surface(ctx context.Context, sf queue.Surface) error {
 func (r *Reconciler) writeSurface(ctx context.Context, q *queue.Queue, e *queue.Entry, v entryView, sf *queue.Surface) error {
 	save := func() error { return r.store.SaveSurface(ctx, *sf) }
 	var errs []error
-	info := r.informational(q.Key.Repo)
+	info := r.informational(q.Key.Repo, sf)
 	if q.Settings.CommentsEnabled {
 		errs = append(errs, r.writeComment(ctx, q, e, v, sf, save, info))
 	}
@@ -217,10 +219,26 @@ func (r *Reconciler) writeStateLabel(ctx context.Context, q *queue.Queue, e *que
 	return save()
 }
 
-// informational reports whether the installation of repo has room in its
-// write budget for informational surface writes (always, for a port that
-// does not say).
-func (r *Reconciler) informational(repo queue.Repo) bool {
+// informationalGap is the least time between an entry's surface writes
+// for an informational one (a position, an ETA, testing having started):
+// a PR's page is edited for information at most every five minutes.
+const informationalGap = 5 * time.Minute
+
+// informational reports whether an informational write of the surface sf
+// may be made now: its last write is informationalGap old, and the
+// installation of repo has room in its write budget (always, for a port
+// that does not say).
+func (r *Reconciler) informational(repo queue.Repo, sf *queue.Surface) bool {
+	if r.now().Sub(sf.WrittenAt) < informationalGap {
+		return false
+	}
+	return r.roomForInformation(repo)
+}
+
+// roomForInformation reports whether the installation of repo has room in
+// its write budget for informational writes (always, for a port that does
+// not say).
+func (r *Reconciler) roomForInformation(repo queue.Repo) bool {
 	wh, ok := r.gh.(queue.WriteHeadroom)
 	return !ok || wh.WriteHeadroom(repo) >= queue.InformationalHeadroom
 }

@@ -137,18 +137,18 @@ func TestReconcilerSurfacesFollowTheEntry(t *testing.T) {
 
 // A PR that goes through the queue without a hitch costs two writes of its
 // surfaces: the check run created, and completed. Testing having started
-// is informational: written only when the write budget has room.
+// is informational: written only when the write budget has room, and five
+// minutes after the last write at the earliest.
 func TestReconcilerHappyPathWritesTwice(t *testing.T) {
 	t.Parallel()
 	for _, room := range []float64{1, 0.1} {
 		w := newRecWorld(t, nil)
 		w.gh.headroom = &room
-		w.set(1, "head1", queue.StatePending, queue.ReasonAdmitted)
-		w.mustPass()
-		w.set(1, "head1", queue.StateTesting, queue.ReasonTesting)
-		w.mustPass()
-		w.set(1, "head1", queue.StateTestsPassed, queue.ReasonTestsPassed)
-		w.mustPass()
+		for _, st := range []queue.EntryState{queue.StatePending, queue.StateTesting, queue.StateTestsPassed} {
+			w.set(1, "head1", st, queue.ReasonAdmitted)
+			w.mustPass()
+			w.now = w.now.Add(5 * time.Minute) // an informational edit at most every five minutes
+		}
 		w.set(1, "head1", queue.StateMerged, queue.ReasonMergedByQueue)
 		w.mustPass()
 		want := 2
@@ -382,5 +382,26 @@ func TestReconcilerSweepsACustomTestBranchPrefix(t *testing.T) {
 	// shaped like a test branch.
 	if want := "ci/merge-queue/notes ci/other mq-merge/pr-2/y"; strings.Join(got, " ") != want {
 		t.Fatalf("branches %v, want %s", got, want)
+	}
+}
+
+// An informational edit waits five minutes after the surface's last write:
+// a PR tested and merged within minutes has its check run written twice.
+func TestReconcilerInformationWaitsFiveMinutes(t *testing.T) {
+	t.Parallel()
+	w := newRecWorld(t, nil)
+	w.set(1, "head1", queue.StatePending, queue.ReasonAdmitted)
+	w.mustPass()
+	w.now = w.now.Add(4 * time.Minute)
+	w.set(1, "head1", queue.StateTesting, queue.ReasonTesting)
+	w.mustPass()
+	if got := w.gh.checkRunsOn("head1")[0].Status; got != "queued" {
+		t.Fatalf("check run %s four minutes after its creation, want still queued", got)
+	}
+	w.now = w.now.Add(time.Minute)
+	w.set(1, "head1", queue.StateTesting, queue.ReasonTesting) // the next change makes it due again
+	w.mustPass()
+	if got := w.gh.checkRunsOn("head1")[0].Status; got != "in_progress" {
+		t.Fatalf("check run %s five minutes after its creation, want in_progress", got)
 	}
 }

@@ -13,10 +13,11 @@ import (
 // itself (its test branch, the merge). So the surfaces distinguish what a
 // reader must know from what only refreshes a text:
 //
-//   - The check run is created when the entry is first shown and completed
-//     with its conclusion; those two writes are essential. The states in
-//     between (queued, testing, tests passed) and the position and ETA are
-//     informational.
+//   - The check run is created when the entry is admitted (or has waited to
+//     be ready longer than a reconcile interval) and completed with its
+//     conclusion; those writes are essential, and so is an admission after
+//     a wait. The states in between (queued, testing, tests passed) and
+//     the position and ETA are informational.
 //   - The sticky comment exists only for an entry that needs explaining: it
 //     is created when the entry waits to be ready or holds a failure
 //     pending, and from then on follows each change of its state (its
@@ -25,8 +26,10 @@ import (
 //     its check run says everything.
 //
 // Informational writes are made only when the installation's write budget
-// has room (queue.WriteHeadroom), and a position or ETA alone at most once
-// per refresh interval (refreshStandings); essential ones always.
+// has room (queue.WriteHeadroom) and the surface was last written five
+// minutes ago or more (informationalGap), and a position or ETA alone at
+// most once per refresh interval (refreshStandings); essential ones
+// always.
 
 // essenceSep separates a surface's essence from its full digest in the
 // stored hash (queue.Surface.CommentHash, CheckRunHash).
@@ -64,18 +67,22 @@ func needsExplaining(e *queue.Entry, now time.Time, grace time.Duration) bool {
 	return false
 }
 
-// checkRunEssence is what must make the check run change: open, or its
-// conclusion.
-func checkRunEssence(cr queue.CheckRun) string {
-	if cr.Status != "completed" {
-		return "open"
+// checkRunEssence is what must make the check run change: waiting to be
+// ready, in the queue, or its conclusion.
+func checkRunEssence(cr queue.CheckRun, st queue.EntryState) string {
+	switch {
+	case cr.Status == "completed":
+		return "completed|" + cr.Conclusion + "|" + cr.Summary
+	case st == queue.StateNotReady:
+		return "not ready"
 	}
-	return "completed|" + cr.Conclusion + "|" + cr.Summary
+	return "open"
 }
 
-// checkRunStamp is the stored hash of a check run as rendered.
-func checkRunStamp(cr queue.CheckRun) string {
-	return stamp(checkRunEssence(cr), fmt.Sprintf("%q", cr))
+// checkRunStamp is the stored hash of a check run as rendered for an entry
+// in state st.
+func checkRunStamp(cr queue.CheckRun, st queue.EntryState) string {
+	return stamp(checkRunEssence(cr, st), fmt.Sprintf("%q", cr))
 }
 
 // commentDue decides whether the sticky comment is written now: its body
@@ -105,13 +112,15 @@ func (r *Reconciler) commentDue(q *queue.Queue, e *queue.Entry, v entryView, sf 
 // not exist yet (on this head) or its essence changed.
 func (r *Reconciler) checkRunDue(q *queue.Queue, e *queue.Entry, v entryView, sf *queue.Surface, info bool) (cr queue.CheckRun, hash string, due bool) {
 	cr = checkRun(q, e, v, r.now())
-	hash = checkRunStamp(cr)
+	hash = checkRunStamp(cr, e.State)
 	switch {
+	case sf.CheckRunID == 0 && !sf.CheckRunCreating && e.State == queue.StateNotReady && !needsExplaining(e, r.now(), r.every):
+		return cr, hash, false // every entry waits a moment at submission: shown once admitted, or past the grace
 	case sf.CheckRunID == 0 || sf.CheckRunSHA != e.PRSHA:
 		return cr, hash, true
 	case hash == sf.CheckRunHash:
 		return cr, hash, false
-	case sameEssence(sf.CheckRunHash, checkRunEssence(cr)) && !info:
+	case sameEssence(sf.CheckRunHash, checkRunEssence(cr, e.State)) && !info:
 		return cr, hash, false // informational only, and no room in the budget
 	}
 	return cr, hash, true

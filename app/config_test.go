@@ -353,6 +353,14 @@ func TestValidate(t *testing.T) {
 		{"bootstrap concurrency past its bound", func(c *Config) {
 			c.Queues = []QueueBootstrap{{Repo: "o/r", Branch: "main", Concurrency: 2562048}}
 		}, []string{"queues[0]: concurrency must be between 1 and 1000, got 2562048"}},
+		{"blank bootstrap required status", func(c *Config) {
+			c.Queues = []QueueBootstrap{{Repo: "o/r", Branch: "main", RequiredStatuses: []string{"ci", " "}}}
+		}, []string{"queues[0]: required_statuses[1] must be a non-empty status or check name"}},
+		{"bootstrap enums in any case, errors naming the YAML keys", func(c *Config) {
+			c.Queues = []QueueBootstrap{{Repo: "o/r", Branch: "main", Mode: "PARALLEL", MergeMethod: "Squash"},
+				{Repo: "o/r", Branch: "dev", Mode: "fast", MergeMethod: "mergeCommit"}}
+		}, []string{`queues[1].mode: "fast" is not one of single, parallel`,
+			`queues[1].merge_method: "mergeCommit" is not one of merge_commit, squash, rebase`}},
 		{"bad notification", func(c *Config) {
 			c.Notifications = []NotificationTarget{{URL: "nope", Kind: "email"}}
 		}, []string{"notifications[0].url", `notifications[0].kind: "email"`}},

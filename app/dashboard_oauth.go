@@ -1,21 +1,19 @@
 package app
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"html"
-	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/mergequeue/mq/githubx"
 )
 
 // GitHub sign-in (dashboard.access github): the App's OAuth web flow.
@@ -24,7 +22,7 @@ import (
 // /login/github/callback with a code, which (with the client secret) buys
 // a user token; the token names the user (GET /user) and lists the
 // repositories of the App's installations they can read (readableRepos),
-// then it is dropped.
+// then it is dropped. Every GitHub call is githubx's (githubx.SignIn).
 // A server-side session (dashboard_sessions.go) keeps the login and the
 // readable repositories for githubSessionAge. It is not refreshed: a queue
 // created later shows after the next sign-in.
@@ -54,8 +52,12 @@ func (a *App) githubLogin(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: oauthStateCookie, Value: state + "." + base64.RawURLEncoding.EncodeToString([]byte(next)), //nolint:gosec // G124: Secure whenever the browser reaches us over https (secureCookies); HttpOnly and SameSite set
 		Path: "/login/github", MaxAge: int(oauthStateAge.Seconds()), HttpOnly: true, Secure: a.secureCookies(r),
 		SameSite: http.SameSiteLaxMode})
-	q := url.Values{"client_id": {a.cfg.Dashboard.GitHub.ClientID}, "redirect_uri": {a.oauthCallbackURL()}, "state": {state}}
-	http.Redirect(w, r, strings.TrimRight(a.cfg.GitHub.WebURL, "/")+"/login/oauth/authorize?"+q.Encode(), http.StatusFound)
+	signIn, err := a.githubSignIn()
+	if err != nil {
+		internalError(w, r, "dashboard: failed to start the GitHub sign-in", err)
+		return
+	}
+	http.Redirect(w, r, signIn.AuthCodeURL(state), http.StatusFound)
 }
 
 // githubCallback finishes the OAuth web flow. A missing or foreign state,
@@ -88,19 +90,24 @@ func (a *App) githubCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	token, err := a.exchangeOAuthCode(ctx, q.Get("code"))
+	signIn, err := a.githubSignIn()
+	if err != nil {
+		internalError(w, r, "dashboard: failed to finish the GitHub sign-in", err)
+		return
+	}
+	token, err := signIn.Exchange(ctx, q.Get("code"))
 	if err != nil {
 		zerolog.Ctx(r.Context()).Warn().Err(err).Msg("dashboard: GitHub sign-in failed")
 		refuse(http.StatusUnauthorized, "Not signed in: "+err.Error()+".")
 		return
 	}
-	login, err := a.oauthUser(ctx, token)
+	login, err := signIn.Login(ctx, token)
 	if err != nil {
 		zerolog.Ctx(r.Context()).Warn().Err(err).Msg("dashboard: GitHub sign-in failed")
 		refuse(http.StatusBadGateway, "Not signed in: "+err.Error()+".")
 		return
 	}
-	repos, err := a.readableRepos(ctx, token)
+	repos, err := a.readableRepos(ctx, signIn, token)
 	if err != nil {
 		zerolog.Ctx(r.Context()).Error().Err(err).Str("login", login).Msg("dashboard: failed to check repository access")
 		refuse(http.StatusBadGateway, "Not signed in: failed to check your access on GitHub; try again.")
@@ -120,74 +127,8 @@ func (a *App) githubCallback(w http.ResponseWriter, r *http.Request) {
 		html.EscapeString(next), html.EscapeString(login))
 }
 
-// oauthHTTP is the client of the OAuth calls (bounded, as every GitHub
-// call).
-var oauthHTTP = &http.Client{Timeout: 15 * time.Second}
-
-// exchangeOAuthCode buys a user token with a code.
-func (a *App) exchangeOAuthCode(ctx context.Context, code string) (string, error) {
-	if code == "" {
-		return "", fmt.Errorf("GitHub sent no code")
-	}
-	form := url.Values{"client_id": {a.cfg.Dashboard.GitHub.ClientID}, "client_secret": {a.cfg.Dashboard.GitHub.ClientSecret},
-		"code": {code}, "redirect_uri": {a.oauthCallbackURL()}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(a.cfg.GitHub.WebURL, "/")+"/login/oauth/access_token",
-		strings.NewReader(form.Encode()))
-	if err != nil {
-		return "", fmt.Errorf("failed to build the token request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	var out struct {
-		AccessToken string `json:"access_token"`
-		Error       string `json:"error"`
-		Description string `json:"error_description"`
-	}
-	if err := doJSON(req, &out); err != nil {
-		return "", fmt.Errorf("failed to exchange the code: %w", err)
-	}
-	if out.Error != "" {
-		return "", fmt.Errorf("GitHub refused the code (%s: %s)", out.Error, out.Description)
-	}
-	if out.AccessToken == "" {
-		return "", fmt.Errorf("GitHub returned no token")
-	}
-	return out.AccessToken, nil
-}
-
-// oauthUser returns the login of a user token (GET /user).
-func (a *App) oauthUser(ctx context.Context, token string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(a.cfg.GitHub.V3APIURL, "/")+"/user", nil)
-	if err != nil {
-		return "", fmt.Errorf("failed to build the user request: %w", err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Accept", "application/vnd.github+json")
-	var out struct {
-		Login string `json:"login"`
-	}
-	if err := doJSON(req, &out); err != nil {
-		return "", fmt.Errorf("failed to read the signed-in user: %w", err)
-	}
-	if out.Login == "" {
-		return "", fmt.Errorf("failed to read the signed-in user: no login")
-	}
-	return out.Login, nil
-}
-
-// doJSON sends req and decodes a 200 answer into out.
-func doJSON(req *http.Request, out any) error {
-	res, err := oauthHTTP.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	if err != nil {
-		return err
-	}
-	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("GitHub answered %s", res.Status)
-	}
-	return json.Unmarshal(body, out)
+// githubSignIn is the App's OAuth web flow on the configured GitHub.
+func (a *App) githubSignIn() (*githubx.SignIn, error) {
+	return a.gh.SignIn(githubx.OAuthConfig{ClientID: a.cfg.Dashboard.GitHub.ClientID,
+		ClientSecret: a.cfg.Dashboard.GitHub.ClientSecret, RedirectURL: a.oauthCallbackURL()})
 }

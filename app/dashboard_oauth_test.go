@@ -36,7 +36,7 @@ func newOAuthDashEnv(t *testing.T) (*dashEnv, *fakegithub.Server) {
 	cfg.GitHub.WebURL, cfg.GitHub.V3APIURL, cfg.GitHub.V4APIURL = fake.URL(), fake.URL()+"/", fake.URL()+"/graphql"
 	cfg.Dashboard.GitHub.ClientID, cfg.Dashboard.GitHub.ClientSecret = fake.OAuthClient()
 	d.app.gh, err = githubx.New(githubx.Config{V3APIURL: cfg.GitHub.V3APIURL, V4APIURL: cfg.GitHub.V4APIURL, WebURL: cfg.GitHub.WebURL,
-		AppID: fake.AppID(), PrivateKey: fake.AppPrivateKeyPEM(), Host: "github.com"})
+		AppID: fake.AppID(), PrivateKey: fake.AppPrivateKeyPEM(), Host: "github.com"}, githubx.WithObserver(d.app.metrics.github))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestGitHubSignInListingIsBounded(t *testing.T) {
 		}
 		// An installation with endless pages of repositories.
 		var repos []string
-		for i := range userListPerPage {
+		for i := range githubx.UserListPerPage {
 			name := fmt.Sprintf("other%d", i)
 			if r.URL.Query().Get("page") == "1" && i == 0 {
 				name = "widgets"
@@ -278,12 +278,36 @@ func TestGitHubSignInListingIsBounded(t *testing.T) {
 		fmt.Fprintf(w, `{"total_count":1000000,"repositories":[%s]}`, strings.Join(repos, ","))
 	}))
 	defer gh.Close()
-	d.app.cfg.GitHub.V3APIURL = gh.URL + "/"
-	repos, err := d.app.readableRepos(context.Background(), "ghu_token")
+	client, err := githubx.New(githubx.Config{V3APIURL: gh.URL + "/", AppID: 1, PrivateKey: []byte(pkcs1PEM())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signIn, err := client.SignIn(githubx.OAuthConfig{ClientID: "Iv1.x", ClientSecret: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repos, err := d.app.readableRepos(context.Background(), signIn, "ghu_token")
 	if err != nil || strings.Join(repos, ",") != "acme/widgets" {
 		t.Errorf("readableRepos = %v, %v; want what was found: acme/widgets", repos, err)
 	}
 	if calls != maxSignInListCalls {
 		t.Errorf("%d GitHub calls, want the bound %d", calls, maxSignInListCalls)
+	}
+}
+
+// The GitHub calls of a sign-in are githubx's: the code exchange, GET /user
+// and the listings are counted in mq_github_requests_total under their
+// endpoint templates, like every other call to GitHub.
+func TestGitHubSignInCallsAreCounted(t *testing.T) {
+	d, _ := newOAuthDashEnv(t)
+	if res := signInWithGitHub(t, d, "alice", "/"); res.StatusCode != http.StatusOK {
+		t.Fatalf("sign-in: %d", res.StatusCode)
+	}
+	fams := gather(t, d.app.metrics.registry)
+	for _, c := range []struct{ method, endpoint string }{
+		{"POST", "/login/oauth/access_token"}, {"GET", "/user"}, {"GET", "/user/installations"},
+		{"GET", "/user/installations/{installation_id}/repositories"},
+	} {
+		wantValue(t, fams, "mq_github_requests_total", map[string]string{"method": c.method, "endpoint": c.endpoint, "status": "200"}, 1)
 	}
 }

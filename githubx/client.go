@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -80,12 +81,35 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 // newCreator makes a client creator whose clients spend budget (nil: the
 // App's own client, which has none).
 func (c *Client) newCreator(budget *scheduler) githubapp.ClientCreator {
-	// The path guard is outermost: a refused request mints no token, waits
-	// for no budget and is not retried.
-	middleware := append([]githubapp.ClientMiddleware{PathGuardMiddleware,
-		retryMiddleware(c.opts.retry, c.opts.observer, newBasePaths(c.cfg), budget, c.opts.timeout)}, c.opts.middleware...)
-	opts := append(append([]githubapp.ClientOption{}, c.ccOpts...), githubapp.WithClientMiddleware(middleware...))
+	opts := append(append([]githubapp.ClientOption{}, c.ccOpts...),
+		githubapp.WithClientMiddleware(middlewares(c.opts, newBasePaths(c.cfg), budget)...))
 	return githubapp.NewClientCreator(c.cfg.V3APIURL, c.cfg.V4APIURL, c.cfg.AppID, c.cfg.PrivateKey, opts...)
+}
+
+// middlewares are what every request to GitHub goes through, outermost
+// first: the path guard (outermost: a refused request mints no token,
+// waits for no budget and is not retried), the retry middleware reporting
+// each try to the observer (spending budget, if any), then the options'
+// own middleware.
+func middlewares(o options, base basePaths, budget *scheduler) []githubapp.ClientMiddleware {
+	return append([]githubapp.ClientMiddleware{PathGuardMiddleware,
+		retryMiddleware(o.retry, o.observer, base, budget, o.timeout)}, o.middleware...)
+}
+
+// plainHTTPClient is an HTTP client whose requests go through
+// middlewares (without budget) to the options' transport, each call
+// (retries included) bounded by timeout: the client of the calls made
+// without the App's credentials (a user's, the App manifest conversion).
+func plainHTTPClient(o options, base basePaths, timeout time.Duration) *http.Client {
+	rt := o.transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	mw := middlewares(o, base, nil)
+	for i := len(mw) - 1; i >= 0; i-- {
+		rt = mw[i](rt)
+	}
+	return &http.Client{Transport: rt, Timeout: timeout}
 }
 
 // Config returns the effective configuration (defaults applied), without

@@ -99,7 +99,8 @@ var literals = toSet("repos", "pulls", "issues", "comments", "labels", "git", "r
 	"rate_limit", "files", "update-branch", "assignees", "events", "timeline", "annotations", "rerun",
 	"rerun-failed-jobs", "cancel", "logs", "artifacts", "pulls_url", "enforce_admins", "required_pull_request_reviews",
 	"restrictions", "rules", "rulesets", "hooks", "deliveries", "attempts", "reactions", "dispatches", "teams", "members",
-	"memberships", "zen", "meta", "octocat", "repositories", "search", "issue", "lock", "check-run", "pages")
+	"memberships", "zen", "meta", "octocat", "repositories", "search", "issue", "lock", "check-run", "pages",
+	"login", "oauth", "access_token")
 
 // paramNames name the value that follows a literal.
 var paramNames = map[string]string{

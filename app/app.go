@@ -74,10 +74,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	}
 	ctx = log.WithContext(ctx)
 	m := newMetrics()
-	gh, err := githubx.New(githubx.Config{
-		V3APIURL: cfg.GitHub.V3APIURL, V4APIURL: cfg.GitHub.V4APIURL, WebURL: cfg.GitHub.WebURL,
-		AppID: cfg.GitHub.App.IntegrationID, PrivateKey: cfg.PrivateKeyPEM(), Host: cfg.GitHub.Host,
-	}, append([]githubx.Option{githubx.WithObserver(m.github), githubx.WithBudget(cfg.GitHub.Budget.Budget())},
+	gh, err := githubx.New(cfg.GitHubClientConfig(), append([]githubx.Option{githubx.WithObserver(m.github), githubx.WithBudget(cfg.GitHub.Budget.Budget())},
 		opts.GitHubOptions...)...)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create the GitHub client: %w", err)

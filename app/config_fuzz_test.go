@@ -117,8 +117,8 @@ func FuzzConfig(f *testing.F) {
 		if _, err := parseLogLevel(c.Logging.Level); err != nil {
 			t.Fatalf("accepted log level %q", c.Logging.Level)
 		}
-		if g := c.GitHubAppConfig(); g.App.PrivateKey == "" || g.App.IntegrationID <= 0 || utf8.RuneCountInString(g.App.WebhookSecret) < MinWebhookSecretLen {
-			t.Fatalf("accepted App credentials %d, %q, %d-byte key", g.App.IntegrationID, g.App.WebhookSecret, len(g.App.PrivateKey))
+		if g := c.GitHubClientConfig(); len(g.PrivateKey) == 0 || g.AppID <= 0 || utf8.RuneCountInString(c.GitHub.App.WebhookSecret) < MinWebhookSecretLen {
+			t.Fatalf("accepted App credentials %d, %q, %d-byte key", g.AppID, c.GitHub.App.WebhookSecret, len(g.PrivateKey))
 		}
 		if c.Engine.ReconcileInterval <= 0 || c.GitHub.Host == "" || c.Commands.Prefix == "" {
 			t.Fatalf("accepted %+v", c)

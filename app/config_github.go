@@ -10,8 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/palantir/go-githubapp/githubapp"
-
+	"github.com/mergequeue/mq/githubx"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -21,7 +20,7 @@ import (
 // long random string; bot setup writes the 40-character one GitHub makes.
 const MinWebhookSecretLen = 16
 
-// GitHubConfig is go-githubapp's `github:` block plus the host name queues
+// GitHubConfig is the GitHub App's `github:` block plus the host name queues
 // are keyed by and an optional override of the bot's login.
 type GitHubConfig struct {
 	WebURL   string         `yaml:"web_url"`
@@ -67,17 +66,11 @@ func (c *Config) PrivateKeyPEM() []byte {
 	return nil
 }
 
-// GitHubAppConfig returns the go-githubapp configuration for client
-// creation and webhook dispatch, with the private key resolved.
-func (c *Config) GitHubAppConfig() githubapp.Config {
-	var g githubapp.Config
-	g.WebURL = c.GitHub.WebURL
-	g.V3APIURL = c.GitHub.V3APIURL
-	g.V4APIURL = c.GitHub.V4APIURL
-	g.App.IntegrationID = c.GitHub.App.IntegrationID
-	g.App.WebhookSecret = c.GitHub.App.WebhookSecret
-	g.App.PrivateKey = string(c.PrivateKeyPEM())
-	return g
+// GitHubClientConfig returns the configuration of the GitHub client
+// (githubx.New), with the private key resolved.
+func (c *Config) GitHubClientConfig() githubx.Config {
+	return githubx.Config{V3APIURL: c.GitHub.V3APIURL, V4APIURL: c.GitHub.V4APIURL, WebURL: c.GitHub.WebURL,
+		AppID: c.GitHub.App.IntegrationID, PrivateKey: c.PrivateKeyPEM(), Host: c.GitHub.Host}
 }
 
 // BotLoginFor returns the configured bot login, or "<slug>[bot]" (the login

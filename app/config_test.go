@@ -396,7 +396,7 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestPrivateKeyPEMAndGitHubAppConfig(t *testing.T) {
+func TestPrivateKeyPEMAndGitHubClientConfig(t *testing.T) {
 	t.Parallel()
 	c := validConfig(t)
 	c.GitHub.App.PrivateKey = ""
@@ -404,10 +404,10 @@ func TestPrivateKeyPEMAndGitHubAppConfig(t *testing.T) {
 	if got := string(c.PrivateKeyPEM()); got != pkcs1PEM() {
 		t.Fatalf("PrivateKeyPEM from file = %q", got)
 	}
-	g := c.GitHubAppConfig()
-	if g.App.PrivateKey != pkcs1PEM() || g.App.IntegrationID != 42 || g.App.WebhookSecret != "s3cret-webhook-secret" ||
+	g := c.GitHubClientConfig()
+	if string(g.PrivateKey) != pkcs1PEM() || g.AppID != 42 || g.Host != "github.com" ||
 		g.V3APIURL != githubx.DefaultV3APIURL || g.V4APIURL != githubx.DefaultV4APIURL || g.WebURL != githubx.DefaultWebURL {
-		t.Fatalf("GitHubAppConfig = %+v", g)
+		t.Fatalf("GitHubClientConfig = %+v", g)
 	}
 	c.GitHub.App.PrivateKeyPath = filepath.Join(t.TempDir(), "gone.pem")
 	if c.PrivateKeyPEM() != nil {

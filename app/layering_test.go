@@ -116,3 +116,40 @@ func TestEngineIsPure(t *testing.T) {
 		}
 	}
 }
+
+// TestGitHubClientsOnlyInGithubx: every call to GitHub goes through githubx
+// (its path guard, retries, budget and metrics), so no package of app/...
+// or cmd/... imports go-github or go-githubapp, with which it could make a
+// client of its own; their tests may (to read the fake GitHub).
+func TestGitHubClientsOnlyInGithubx(t *testing.T) {
+	t.Parallel()
+	forbidden := []string{"github.com/google/go-github/...", "github.com/palantir/go-githubapp/..."}
+	for _, tree := range []string{"app/...", "cmd/..."} {
+		for _, line := range goListLines(t, `{{.ImportPath}}:{{join .Imports " "}}`, m(tree)) {
+			pkg, imports, _ := strings.Cut(line, ":")
+			for _, imp := range strings.Fields(imports) {
+				for _, f := range forbidden {
+					if matches(f, imp) {
+						t.Errorf("%s imports %s: make GitHub calls through githubx", pkg, imp)
+					}
+				}
+			}
+		}
+	}
+}
+
+// goListLines runs `go list` with a template on a pattern and returns one
+// line per package.
+func goListLines(t *testing.T, tmpl, pattern string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", tmpl, pattern).Output()
+	if err != nil {
+		var stderr []byte
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("go list %s: %v\n%s", pattern, err, stderr)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}

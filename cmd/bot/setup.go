@@ -123,8 +123,8 @@ Next:
   2. Run the merge queue where %s reaches it:
        bot serve --config %s
   3. Create a queue and an API token: see README.md, "Install on GitHub".
-`, a.GetName(), a.GetID(), a.GetHTMLURL(), plan.configPath, plan.keyPath,
-		strings.TrimRight(a.GetHTMLURL(), "/"), plan.publicURL, plan.configPath)
+`, a.Name, a.ID, a.HTMLURL, plan.configPath, plan.keyPath,
+		strings.TrimRight(a.HTMLURL, "/"), plan.publicURL, plan.configPath)
 	return nil
 }
 

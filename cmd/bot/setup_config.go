@@ -9,9 +9,8 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/google/go-github/v66/github"
-
 	"github.com/mergequeue/mq/app"
+	"github.com/mergequeue/mq/githubx"
 )
 
 // setupConfig is the config `bot setup` writes: the keys that differ from
@@ -51,8 +50,8 @@ func quoteYAML(s string) (string, error) {
 // then the config naming it (mode 0600), which takes its name only once
 // app.LoadConfig and Validate accept it, as `bot serve` will. Without
 // force neither file may exist.
-func (p *setupPlan) writeFiles(a *github.AppConfig) error {
-	if err := writeSecretFile(p.keyPath, []byte(a.GetPEM()), p.force); err != nil {
+func (p *setupPlan) writeFiles(a *githubx.RegisteredApp) error {
+	if err := writeSecretFile(p.keyPath, []byte(a.PEM), p.force); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(p.configPath), ".bot-setup-*.yml") // mode 0600
@@ -61,9 +60,9 @@ func (p *setupPlan) writeFiles(a *github.AppConfig) error {
 	}
 	defer os.Remove(tmp.Name()) // once linked or renamed, a no-op or a harmless failure
 	err = setupConfig.Execute(tmp, map[string]any{
-		"Date": time.Now().UTC().Format(time.DateOnly), "Name": a.GetName(), "HTMLURL": a.GetHTMLURL(),
+		"Date": time.Now().UTC().Format(time.DateOnly), "Name": a.Name, "HTMLURL": a.HTMLURL,
 		"Address": p.address, "PublicURL": p.publicURL, "WebURL": p.webURL, "APIURL": p.apiURL,
-		"GraphQLURL": p.graphqlURL, "AppID": a.GetID(), "WebhookSecret": a.GetWebhookSecret(),
+		"GraphQLURL": p.graphqlURL, "AppID": a.ID, "WebhookSecret": a.WebhookSecret,
 		"KeyPath": p.keyPath, "DBPath": p.dbPath,
 	})
 	if err = errors.Join(err, tmp.Close()); err != nil {

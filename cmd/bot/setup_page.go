@@ -13,9 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/go-github/v66/github"
-
 	"github.com/mergequeue/mq/app"
+	"github.com/mergequeue/mq/githubx"
 )
 
 // exchangeTimeout bounds the conversion of GitHub's code into the App.
@@ -24,7 +23,7 @@ const exchangeTimeout = time.Minute
 // setupResult is how the flow ended: the App registered and its config
 // written, or why not.
 type setupResult struct {
-	app *github.AppConfig
+	app *githubx.RegisteredApp
 	err error
 }
 
@@ -168,9 +167,9 @@ func (p *setupPage) callback(w http.ResponseWriter, r *http.Request) {
 		data["Title"], data["Text"] = "The setup failed", res.err.Error()
 		w.WriteHeader(http.StatusBadGateway)
 	} else {
-		data["Title"] = "The GitHub App " + res.app.GetName() + " is registered"
+		data["Title"] = "The GitHub App " + res.app.Name + " is registered"
 		data["Text"] = "bot setup wrote " + p.plan.configPath + ". Now install the App on your repositories:"
-		data["Link"] = res.app.GetHTMLURL() + "/installations/new"
+		data["Link"] = res.app.HTMLURL + "/installations/new"
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_ = resultPage.Execute(w, data)
@@ -178,24 +177,19 @@ func (p *setupPage) callback(w http.ResponseWriter, r *http.Request) {
 }
 
 // complete exchanges code for the App (POST
-// /app-manifests/{code}/conversions) and writes its config.
+// /app-manifests/{code}/conversions, through githubx) and writes its
+// config.
 func (p *setupPage) complete(ctx context.Context, code string) setupResult {
-	gh := github.NewClient(&http.Client{Timeout: exchangeTimeout})
-	base, err := url.Parse(p.plan.apiURL)
-	if err != nil {
-		return setupResult{err: fmt.Errorf("bad API URL %q: %w", p.plan.apiURL, err)}
-	}
-	gh.BaseURL = base
-	a, _, err := gh.Apps.CompleteAppManifest(ctx, code)
+	a, err := githubx.CompleteAppManifest(ctx, p.plan.apiURL, code)
 	if err != nil {
 		return setupResult{err: fmt.Errorf("failed to fetch the App from GitHub (POST %sapp-manifests/…/conversions): %w", p.plan.apiURL, err)}
 	}
-	if a.GetID() <= 0 || a.GetPEM() == "" || a.GetWebhookSecret() == "" {
-		return setupResult{err: fmt.Errorf("GitHub's answer lacks the App's id, key or webhook secret (App %q)", a.GetSlug())}
+	if a.ID <= 0 || a.PEM == "" || a.WebhookSecret == "" {
+		return setupResult{err: fmt.Errorf("GitHub's answer lacks the App's id, key or webhook secret (App %q)", a.Slug)}
 	}
 	if err := p.plan.writeFiles(a); err != nil {
 		return setupResult{err: fmt.Errorf("the App %q (id %d) is registered on GitHub, but %w; delete it there "+
-			"(Settings → Developer settings → GitHub Apps → Advanced) and run bot setup again", a.GetSlug(), a.GetID(), err)}
+			"(Settings → Developer settings → GitHub Apps → Advanced) and run bot setup again", a.Slug, a.ID, err)}
 	}
 	return setupResult{app: a}
 }

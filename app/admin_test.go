@@ -89,9 +89,9 @@ func TestServeAdmin(t *testing.T) {
 // The public routes never serve the profiles.
 func TestPublicRoutesServeNoProfiles(t *testing.T) {
 	t.Parallel()
-	d := newDashEnv(t, DashboardPublic)
+	d := newRoutesEnv(t, DashboardPublic)
 	for _, path := range []string{"/debug/pprof/", "/debug/pprof/goroutine?debug=1", "/debug/pprof/cmdline"} {
-		rec := d.do(http.MethodGet, path, nil)
+		rec := d.do(http.MethodGet, path)
 		if strings.Contains(rec.Body.String(), "goroutine profile") || strings.Contains(rec.Body.String(), "Types of profiles") {
 			t.Errorf("GET %s on the public routes served a profile", path)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mergequeue/mq/app/dashboard"
 	"github.com/mergequeue/mq/app/notify"
 	"github.com/mergequeue/mq/githubx"
 	"github.com/mergequeue/mq/handlers"
@@ -54,6 +55,7 @@ type App struct {
 	botLogin  string
 	inboxDone chan struct{}
 	notifier  *notify.Notifier
+	dash      *dashboard.Dashboard
 	now       func() time.Time
 	bg        sync.WaitGroup // background loops started by Start
 }
@@ -104,6 +106,10 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	a.workers.svc = a.svc
 	a.svc.Reconciler().SetObserver(m.reconciler)
 	if err := a.bootstrapQueues(ctx); err != nil {
+		_ = store.Close()
+		return nil, err
+	}
+	if a.dash, err = newDashboard(cfg, store, a.svc, gh, opts.Now); err != nil {
 		_ = store.Close()
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package app
 import (
 	"errors"
 	"fmt"
+
+	"github.com/mergequeue/mq/app/dashboard"
 )
 
 // DashboardConfig guards the dashboard (docs/decisions.md, "Dashboard
@@ -25,20 +27,14 @@ type DashboardOAuth struct {
 	ClientSecret string `yaml:"client_secret"`
 }
 
-// DashboardAccess says who may read the dashboard.
-type DashboardAccess string
+// DashboardAccess says who may read the dashboard (dashboard.Access).
+type DashboardAccess = dashboard.Access
 
-// Dashboard access modes.
+// Dashboard access modes (see dashboard.Access).
 const (
-	// DashboardToken requires a live API token; a token scoped to some
-	// repositories shows only those.
-	DashboardToken DashboardAccess = "token"
-	// DashboardPublic lets anyone who reaches the port read every queue.
-	DashboardPublic DashboardAccess = "public"
-	// DashboardGitHub signs readers in with GitHub (the App's OAuth web
-	// flow); each sees the queues of the repositories they can read. API
-	// tokens are accepted too.
-	DashboardGitHub DashboardAccess = "github"
+	DashboardToken  = dashboard.AccessToken
+	DashboardPublic = dashboard.AccessPublic
+	DashboardGitHub = dashboard.AccessGitHub
 )
 
 // validate reports the dashboard block's problems, each naming its key.

@@ -3,113 +3,280 @@ package app
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
+	"github.com/mergequeue/mq/app/dashboard"
+	"github.com/mergequeue/mq/githubx"
+	"github.com/mergequeue/mq/githubx/fakegithub"
+	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/sqlite"
 )
 
-// The dashboard lists active entries in queue order and explains recent
-// decisions, newest first, including those of PRs that left the queue.
-func TestDashboardExplainsRecentDecisions(t *testing.T) {
-	d := newDashEnv(t, DashboardPublic)
-	q := d.queue("acme", "widgets", "main")
-	for i, ev := range []queue.Event{
-		{PRNumber: 7, From: queue.StateTesting, To: queue.StateFailed, Reason: queue.ReasonTestsFailed, Detail: "required check \"ci\" failed"},
-		{PRNumber: 8, From: queue.StateTestsPassed, To: queue.StateMerged, Reason: queue.ReasonMergedByQueue, Detail: "merged into main as abc1234"},
-	} {
-		ev.QueueID, ev.EntryID, ev.At = q.ID, "e", d.now.Add(time.Duration(i-5)*time.Minute)
-		d.must(d.store.AddEvent(context.Background(), &ev))
-	}
-	page := d.page("/")
-	merged, failed := strings.Index(page, "merged into main as abc1234"), strings.Index(page, "required check &#34;ci&#34; failed")
-	if merged < 0 || failed < 0 || merged > failed {
-		t.Errorf("recent decisions missing or not newest first (merged at %d, failed at %d):\n%s", merged, failed, page)
-	}
-	wantIn(t, page, `<a href="/prs/acme/widgets/7">#7</a>`, `<a class="gh" href="https://gh.example/acme/widgets"`)
+// routesEnv is an App with only its routes, the dashboard wired as New
+// wires it (newDashboard), on a real store and a fixed clock, GitHub at
+// https://gh.example.
+type routesEnv struct {
+	t     *testing.T
+	store *sqlite.Store
+	app   *App
+	gh    *githubx.Client // the GitHub sign-in's, with access github
+	mux   http.Handler
+	now   time.Time
 }
 
-// Positions on the dashboard are 1-based, as everywhere; each PR links to
-// GitHub and to its page, which shows where it stands and its timeline.
-func TestDashboardPositionsAndPRPage(t *testing.T) {
-	d := newDashEnv(t, DashboardPublic)
+func newRoutesEnv(t *testing.T, access DashboardAccess) *routesEnv {
+	t.Helper()
 	ctx := context.Background()
-	q := d.queue("acme", "widgets", "main")
-	for i, n := range []int{21, 22} {
-		e := &queue.Entry{ID: fmt.Sprintf("e%d", n), QueueID: q.ID, PRNumber: n, State: queue.StatePending,
-			StateReason: queue.ReasonAdmitted, Seq: int64(i + 1), SubmittedAt: d.now, AdmittedAt: d.now,
-			StateChangedAt: d.now.Add(-90 * time.Second), PriorityValue: queue.PriorityMedium,
-			PR: queue.PRFacts{Title: fmt.Sprintf("PR %d", n), Author: "alice"}}
-		d.must(d.store.SaveEntry(ctx, e))
-		ev := &queue.Event{QueueID: q.ID, EntryID: e.ID, PRNumber: n, At: d.now, From: queue.StateNotReady,
-			To: queue.StatePending, Reason: queue.ReasonAdmitted, Detail: fmt.Sprintf("admitted #%d", n)}
-		d.must(d.store.AddEvent(ctx, ev))
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mq.db"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	page := d.page("/")
-	if !strings.Contains(page, "<td>1 of 2</td>") || !strings.Contains(page, "<td>2 of 2</td>") || strings.Contains(page, "0 of 2") {
-		t.Errorf("positions not 1-based:\n%s", page)
-	}
-	wantIn(t, page, `href="/prs/acme/widgets/22"`, `<a href="https://gh.example/acme/widgets/pull/22">#22</a>`,
-		`<a href="https://gh.example/alice">alice</a>`, ">1m<", // time in state
-		`<a href="https://gh.example/acme/widgets/tree/main"><code>main</code></a>`)
-	pr := d.page("/prs/acme/widgets/22")
-	wantIn(t, pr, `acme/widgets <a href="https://gh.example/acme/widgets/pull/22">#22</a> PR 22`, "Position 2 of 2", "admitted #22")
-	if strings.Contains(pr, "admitted #21") {
-		t.Errorf("PR page shows another PR's decisions:\n%s", pr)
-	}
-	if rec := d.do("GET", "/prs/acme/widgets/x", nil); rec.Code != 404 {
-		t.Errorf("bad PR number: %d", rec.Code)
-	}
+	t.Cleanup(func() { store.Close() })
+	e := &routesEnv{t: t, store: store, now: time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)}
+	clock := func() time.Time { return e.now }
+	e.app = &App{store: store, log: zerolog.New(io.Discard), now: clock, metrics: newMetrics(),
+		svc: service.NewService(store, nil, service.Options{Now: clock}),
+		cfg: &Config{GitHub: GitHubConfig{Host: "github.com", WebURL: "https://gh.example/"},
+			Server: ServerConfig{PublicURL: "http://localhost:8080"}, Dashboard: DashboardConfig{Access: access}}}
+	e.rewire()
+	return e
 }
 
-// A batch under test shows as one unit of the chain: its members, its test
-// branch and commit, its test PR, and each required check with its state
-// and details link (pending until reported); the queue's other repository
-// is listed apart.
-func TestDashboardChainShowsBatchWithChecks(t *testing.T) {
-	d := newDashEnv(t, DashboardPublic)
-	ctx := context.Background()
-	q := d.queue("acme", "widgets", "main")
-	d.queue("acme", "gadgets", "release/1.x")
-	run := &queue.TestRun{ID: "run1", QueueID: q.ID, EntryIDs: []string{"e31", "e32"}, PRNumbers: []int{31, 32},
-		PRSHAs: []string{"aaa", "bbb"}, BaseSHA: "base", Branch: "mq-temp/main/run1", SHA: "0123456789abcdef",
-		RequiredChecks: []string{"ci/test", "lint"}, Status: queue.RunInProgress, CreatedAt: d.now.Add(-5 * time.Minute),
-		StartedAt: d.now.Add(-4 * time.Minute)}
-	d.must(d.store.SaveRun(ctx, run))
-	for i, n := range []int{31, 32, 33} {
-		e := &queue.Entry{ID: fmt.Sprintf("e%d", n), QueueID: q.ID, PRNumber: n, State: queue.StateTesting, RunID: "run1",
-			StateReason: queue.ReasonAdmitted, Seq: int64(i + 1), SubmittedAt: d.now, AdmittedAt: d.now, Position: int64(i + 1),
-			PriorityValue: queue.PriorityMedium, PR: queue.PRFacts{Title: fmt.Sprintf("Feature %d", n)}}
-		if n == 33 {
-			e.State, e.RunID, e.Position = queue.StatePending, "", 0
+// rewire builds the dashboard and the routes again from the App's
+// configuration.
+func (e *routesEnv) rewire() {
+	e.t.Helper()
+	var err error
+	if e.app.dash, err = newDashboard(e.app.cfg, e.store, e.app.svc, e.gh, e.app.now); err != nil {
+		e.t.Fatal(err)
+	}
+	e.mux = e.app.routes(http.NotFoundHandler(), http.NotFoundHandler())
+}
+
+func (e *routesEnv) queue(owner, name, branch string) *queue.Queue {
+	e.t.Helper()
+	q := &queue.Queue{Key: queue.QueueKey{Repo: queue.Repo{Host: "github.com", Owner: owner, Name: name}, Branch: branch},
+		State: queue.QueueRunning, Settings: queue.DefaultSettings(), NextSeq: 1, CreatedAt: e.now, UpdatedAt: e.now}
+	if err := e.store.CreateQueue(context.Background(), q); err != nil {
+		e.t.Fatal(err)
+	}
+	return q
+}
+
+// do serves one body-less request; header pairs are name, value.
+func (e *routesEnv) do(method, path string, header ...string) *httptest.ResponseRecorder {
+	e.t.Helper()
+	r := httptest.NewRequest(method, path, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		r.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	e.mux.ServeHTTP(rec, r)
+	return rec
+}
+
+// signIn posts an API token to /login and returns the session cookie's
+// value.
+func (e *routesEnv) signIn(secret string) string {
+	e.t.Helper()
+	r := httptest.NewRequest("POST", "/login", strings.NewReader(url.Values{"token": {secret}}.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	e.mux.ServeHTTP(rec, r)
+	for _, c := range rec.Result().Cookies() {
+		if c.Name == "mq_session" && c.MaxAge > 0 {
+			return c.Value
 		}
-		d.must(d.store.SaveEntry(ctx, e))
 	}
-	d.must(d.store.RecordCheck(ctx, q.Key.Repo, queue.CheckResult{SHA: run.SHA, Kind: queue.KindCheckRun, Name: "ci/test",
-		State: queue.CheckSuccess, URL: "https://ci.example/builds/7", UpdatedAt: d.now}))
-	d.must(d.store.TouchRunSurface(ctx, q.ID, "run1"))
-	d.must(d.store.SaveRunSurface(ctx, queue.RunSurface{RunID: "run1", QueueID: q.ID, PRNumber: 99}))
+	e.t.Fatalf("sign-in: %d, no session cookie", rec.Code)
+	return ""
+}
 
-	page := d.page("/")
-	wantIn(t, page, "Batch of 2", "for 4m",
-		`<a href="https://gh.example/acme/widgets/pull/31">#31</a> <a class="page" href="/prs/acme/widgets/31">Feature 31</a>`,
-		`<a href="https://gh.example/acme/widgets/pull/32">#32</a>`,
-		`<a href="https://gh.example/acme/widgets/tree/mq-temp/main/run1"><code>mq-temp/main/run1</code></a>`,
-		`<a href="https://gh.example/acme/widgets/commit/0123456789abcdef"><code>0123456</code></a>`,
-		`Test PR <a href="https://gh.example/acme/widgets/pull/99">#99</a>`,
-		`<a href="https://ci.example/builds/7">ci/test</a></td><td class="check-success">success`,
-		`<td>lint</td><td class="check-pending">pending`,
-		"testing <small>(run 1)</small>",
-		`<a href="/repos/acme/gadgets">acme/gadgets</a>`, "release/1.x")
-	if strings.Contains(page, "Feature 33</a> <a") || strings.Count(page, "Batch of") != 1 {
-		t.Errorf("the pending PR is shown in a unit:\n%s", page)
+// page GETs path and wants 200.
+func (e *routesEnv) page(path string) string {
+	e.t.Helper()
+	rec := e.do("GET", path)
+	if rec.Code != http.StatusOK {
+		e.t.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
 	}
-	repoPage := d.page("/repos/acme/widgets")
-	if strings.Contains(repoPage, "gadgets") || !strings.Contains(repoPage, "Batch of 2") {
-		t.Errorf("repository page shows another repository or misses its own:\n%s", repoPage)
+	return rec.Body.String()
+}
+
+// The dashboard as the App wires it lists a queue's entries in the order
+// the queue tests and merges them, as the queue's estimates place them
+// (priority first, then submission), the ones not admitted yet after
+// them, with their 1-based positions.
+func TestWiredDashboardShowsEntriesInQueueOrder(t *testing.T) {
+	e := newRoutesEnv(t, DashboardPublic)
+	ctx := context.Background()
+	q := e.queue("acme", "widgets", "main")
+	for i, c := range []struct {
+		n        int
+		priority int
+		admitted bool
+	}{{41, queue.PriorityMedium, true}, {42, queue.PriorityHigh, true}, {43, queue.PriorityHigh, false}, {44, queue.PriorityLow, true}} {
+		en := &queue.Entry{ID: fmt.Sprintf("e%d", c.n), QueueID: q.ID, PRNumber: c.n, State: queue.StatePending,
+			StateReason: queue.ReasonAdmitted, Seq: int64(i + 1), SubmittedAt: e.now, StateChangedAt: e.now,
+			PriorityValue: c.priority, PR: queue.PRFacts{Title: fmt.Sprintf("Title %d", c.n)}}
+		if c.admitted {
+			en.AdmittedAt = e.now
+		} else {
+			en.State = queue.StateNotReady
+		}
+		if err := e.store.SaveEntry(ctx, en); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if rec := d.do("GET", "/repos/acme/nothing", nil); rec.Code != 404 {
-		t.Errorf("repository without a queue: %d", rec.Code)
+	page := e.page("/")
+	at := func(s string) int {
+		i := strings.Index(page, s)
+		if i < 0 {
+			t.Fatalf("page lacks %q:\n%s", s, page)
+		}
+		return i
+	}
+	if p42, p41, p44, p43 := at(">Title 42<"), at(">Title 41<"), at(">Title 44<"), at(">Title 43<"); !(p42 < p41 && p41 < p44 && p44 < p43) {
+		t.Errorf("entries not in queue order (42, 41, 44, then 43 not admitted):\n%s", page)
+	}
+	for _, w := range []string{"<td>1 of 3</td>", "<td>2 of 3</td>", "<td>3 of 3</td>"} {
+		at(w)
+	}
+}
+
+// The links the queue writes on GitHub (its comments and check runs) to a
+// PR's page reach the dashboard's PR page.
+func TestQueueLinksReachThePRPage(t *testing.T) {
+	e := newRoutesEnv(t, DashboardPublic)
+	e.queue("acme", "widgets", "main")
+	repo := queue.Repo{Host: "github.com", Owner: "acme", Name: "widgets"}
+	if s, d := service.PRPagePath(repo, 7), dashboard.PRPagePath(repo, 7); s != d {
+		t.Fatalf("the queue links a PR's page at %s, the dashboard serves it at %s", s, d)
+	}
+	if page := e.page(service.PRPagePath(repo, 7)); !strings.Contains(page, "https://gh.example/acme/widgets/pull/7") {
+		t.Errorf("the PR page of #7 does not show it:\n%s", page)
+	}
+}
+
+// Retention deletes the dashboard sessions that ended and keeps the live
+// ones.
+func TestRetentionPrunesEndedSessions(t *testing.T) {
+	e := newRoutesEnv(t, DashboardToken)
+	ctx := context.Background()
+	secret, _, err := apitoken.Issue(ctx, e.store, "t", nil, nil, 0, e.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := e.signIn(secret)
+	e.now = e.now.Add(12 * time.Hour) // a token session's idle limit
+	live := e.signIn(secret)
+	e.app.pruneSessions(ctx)
+	if e.do("GET", "/", "Cookie", "mq_session="+old).Code != http.StatusSeeOther {
+		t.Error("an idle session still opens the dashboard")
+	}
+	if n, err := e.store.PruneSessions(ctx, e.now); err != nil || n != 0 {
+		t.Errorf("retention left %d ended sessions (%v)", n, err)
+	}
+	if rec := e.do("GET", "/", "Cookie", "mq_session="+live); rec.Code != http.StatusOK {
+		t.Errorf("a live session was pruned: %d", rec.Code)
+	}
+}
+
+// The configuration accepts token, github and public, and names the key
+// otherwise; github needs the App's OAuth client, whose secret may come
+// from the environment.
+func TestDashboardAccessConfig(t *testing.T) {
+	c := &Config{}
+	c.applyDefaults()
+	if c.Dashboard.Access != DashboardToken {
+		t.Errorf("default access %q", c.Dashboard.Access)
+	}
+	c.Dashboard.Access = "everyone"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), `dashboard.access: "everyone" is not one of token, github, public`) {
+		t.Errorf("bad access: %v", err)
+	}
+	c = &Config{Dashboard: DashboardConfig{Access: DashboardGitHub}}
+	c.applyDefaults()
+	err := c.Validate()
+	if err == nil || !strings.Contains(err.Error(), "dashboard.github.client_id is required") ||
+		!strings.Contains(err.Error(), "dashboard.github.client_secret is required") {
+		t.Errorf("github access without a client: %v", err)
+	}
+	c, err = LoadConfig("", func(k string) string {
+		if k == EnvDashboardClientSecret {
+			return "s3cret"
+		}
+		return ""
+	})
+	if err != nil || c.Dashboard.GitHub.ClientSecret != "s3cret" {
+		t.Errorf("client secret from the environment: %+v, %v", c.Dashboard, err)
+	}
+}
+
+// The GitHub calls of a sign-in, as the App wires it, are githubx's: the
+// code exchange, GET /user and the listings are counted in
+// mq_github_requests_total under their endpoint templates, like every
+// other call to GitHub.
+func TestGitHubSignInCallsAreCounted(t *testing.T) {
+	fake, err := fakegithub.New(fakegithub.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fake.Close)
+	if err := fake.CreateRepo("acme", "widgets", map[string]string{"README.md": "x\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := fake.SetPermission("acme", "widgets", "alice", "read"); err != nil {
+		t.Fatal(err)
+	}
+	e := newRoutesEnv(t, DashboardToken)
+	cfg := e.app.cfg
+	cfg.Dashboard.Access = DashboardGitHub
+	cfg.GitHub.WebURL, cfg.GitHub.V3APIURL, cfg.GitHub.V4APIURL = fake.URL(), fake.URL()+"/", fake.URL()+"/graphql"
+	cfg.GitHub.App.IntegrationID, cfg.GitHub.App.PrivateKey = fake.AppID(), string(fake.AppPrivateKeyPEM())
+	cfg.Dashboard.GitHub.ClientID, cfg.Dashboard.GitHub.ClientSecret = fake.OAuthClient()
+	if e.gh, err = githubx.New(cfg.GitHubClientConfig(), githubx.WithObserver(e.app.metrics.github)); err != nil {
+		t.Fatal(err)
+	}
+	e.rewire()
+	e.queue("acme", "widgets", "main")
+
+	start := e.do("GET", "/login/github")
+	var state string
+	for _, c := range start.Result().Cookies() {
+		if c.Name == "mq_oauth_state" {
+			state = c.Value
+		}
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := noRedirect.Get(start.Header().Get("Location") + "&login=alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	back, err := url.Parse(res.Header.Get("Location"))
+	if err != nil || back.Path != "/login/github/callback" || state == "" {
+		t.Fatalf("GitHub's authorize page: %d → %q, state cookie %q", res.StatusCode, res.Header.Get("Location"), state)
+	}
+	if rec := e.do("GET", back.RequestURI(), "Cookie", "mq_oauth_state="+state); rec.Code != http.StatusOK ||
+		!strings.Contains(rec.Body.String(), "Signed in as alice") {
+		t.Fatalf("callback: %d\n%s", rec.Code, rec.Body)
+	}
+	fams := gather(t, e.app.metrics.registry)
+	for _, c := range []struct{ method, endpoint string }{
+		{"POST", "/login/oauth/access_token"}, {"GET", "/user"}, {"GET", "/user/installations"},
+		{"GET", "/user/installations/{installation_id}/repositories"},
+	} {
+		wantValue(t, fams, "mq_github_requests_total", map[string]string{"method": c.method, "endpoint": c.endpoint, "status": "200"}, 1)
 	}
 }

@@ -64,6 +64,12 @@ func TestDependencyDirection(t *testing.T) {
 		{"handlers/api/apitoken", []string{m("queue/sqlite"), m("app/..."), m("cmd/..."), m("handlers"), m("handlers/api")}},
 		// notify declares what it needs of a store.
 		{"app/notify", []string{m("queue/sqlite"), m("app")}},
+		// The dashboard reads through the ports it declares (its queue
+		// reads, sessions, GitHub sign-in) and the API tokens' store: no
+		// storage, no use cases or engine (entry order and estimates are
+		// asked of its reads), no GitHub client.
+		{"app/dashboard", []string{m("app"), m("queue/service"), m("queue/engine"), m("queue/sqlite"), m("queue/memstore"),
+			m("githubx/..."), m("handlers"), m("handlers/api"), "github.com/google/go-github/...", "github.com/palantir/go-githubapp/..."}},
 		// The handlers reach GitHub through ports; of githubx they use only
 		// the translation of GitHub's objects into facts (allowed below),
 		// which REST reads use too.

@@ -34,7 +34,9 @@ func (a *App) routes(webhooks, restAPI http.Handler) http.Handler {
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	mux.HandleFunc("GET "+ReadyPath, a.ready)
-	a.dashboardRoutes(mux)
+	if a.dash != nil {
+		a.dash.Routes(mux)
+	}
 	return secheaders.Handler(secheaders.Options{HSTS: a.publicHTTPS()}, a.observed(mux, a.bodies.Handler))
 }
 

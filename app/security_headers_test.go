@@ -88,15 +88,15 @@ func TestSecurityHeadersOnEveryRoute(t *testing.T) {
 // With an https public URL every response also says
 // Strict-Transport-Security; with an http one (above) none does.
 func TestStrictTransportSecurityWithHTTPSPublicURL(t *testing.T) {
-	d := newDashEnv(t, "")
+	d := newRoutesEnv(t, "")
 	d.app.cfg.Server.PublicURL = "https://mq.example.com/"
-	d.mux = d.app.routes(http.NotFoundHandler(), http.NotFoundHandler())
+	d.rewire()
 	for _, path := range []string{"/", "/login", "/static/style.css", "/metrics", "/healthz", "/v1/getQueue", "/api/github/hook"} {
-		wantSecurityHeaders(t, "GET "+path, d.do("GET", path, nil).Header(), true)
+		wantSecurityHeaders(t, "GET "+path, d.do("GET", path).Header(), true)
 	}
 	d.app.cfg.Server.PublicURL = "HTTPS://MQ.EXAMPLE.COM"
-	d.mux = d.app.routes(http.NotFoundHandler(), http.NotFoundHandler())
-	wantSecurityHeaders(t, "an upper-case https URL", d.do("GET", "/login", nil).Header(), true)
+	d.rewire()
+	wantSecurityHeaders(t, "an upper-case https URL", d.do("GET", "/login").Header(), true)
 }
 
 // rawPost sends the headers of a POST declaring length bytes of body, and
@@ -135,14 +135,14 @@ var inlineCode = regexp.MustCompile(`(?i)<script(\s[^>]*)?>\s*[^<\s]|<style[\s>]
 // The dashboard's pages keep to the policy: their code and styles come
 // from /static/, none is inline (the browser would refuse it).
 func TestDashboardPagesHaveNoInlineCode(t *testing.T) {
-	d := newDashEnv(t, DashboardPublic)
+	d := newRoutesEnv(t, DashboardPublic)
 	d.queue("acme", "widgets", "main")
-	if m := inlineCode.FindString(newDashEnv(t, DashboardToken).page("/login")); m != "" {
+	if m := inlineCode.FindString(newRoutesEnv(t, DashboardToken).page("/login")); m != "" {
 		t.Errorf("GET /login holds inline code the policy refuses: %q", m)
 	}
 	for _, path := range []string{"/", "/repos/acme/widgets", "/repos/acme/widgets/history?branch=main",
 		"/repos/acme/widgets/charts?branch=main", "/prs/acme/widgets/1", "/fragments/queues"} {
-		rec := d.do("GET", path, nil)
+		rec := d.do("GET", path)
 		if rec.Code != http.StatusOK {
 			t.Errorf("GET %s: %d", path, rec.Code)
 			continue

@@ -112,9 +112,8 @@ func (s *SignIn) Login(ctx context.Context, token string) (string, error) {
 // UserListPerPage is the page size of the listings ReadableRepos makes.
 const UserListPerPage = 100
 
-// ErrCallBound means a listing needed more GitHub calls than its bound:
-// what it found so far comes with it.
-var ErrCallBound = errors.New("more GitHub calls needed than the bound allows")
+// errCallBound: a listing needed more GitHub calls than its bound.
+var errCallBound = errors.New("more GitHub calls needed than the bound allows")
 
 // ReadableRepos returns the repositories of wanted ("owner/name", lower
 // case) that the user of token can read (pull), as GitHub lists them for
@@ -126,12 +125,12 @@ var ErrCallBound = errors.New("more GitHub calls needed than the bound allows")
 // in pages of UserListPerPage, stopping once every wanted repository is
 // found. The calls depend on the user's installations and repositories,
 // never on the number wanted, and are at most maxCalls: past them, it
-// returns what it found so far with an error wrapping ErrCallBound. A
-// repository the App is not installed on, or that the user cannot see, is
-// just not listed: access is never granted by default.
-func (s *SignIn) ReadableRepos(ctx context.Context, token string, wanted map[string]bool, maxCalls int) ([]string, error) {
+// returns what it found so far, and complete false. A repository the App
+// is not installed on, or that the user cannot see, is just not listed:
+// access is never granted by default.
+func (s *SignIn) ReadableRepos(ctx context.Context, token string, wanted map[string]bool, maxCalls int) (repos []string, complete bool, err error) {
 	if len(wanted) == 0 {
-		return nil, nil
+		return nil, true, nil
 	}
 	l := &userLister{gh: s.user(token), max: maxCalls}
 	var ids []int64
@@ -143,7 +142,7 @@ func (s *SignIn) ReadableRepos(ctx context.Context, token string, wanted map[str
 			} `json:"installations"`
 		}
 		if err := l.get(ctx, "user/installations", page, &res); err != nil {
-			return nil, err
+			return partial(nil, err)
 		}
 		for _, inst := range res.Installations {
 			ids = append(ids, inst.ID)
@@ -165,7 +164,7 @@ func (s *SignIn) ReadableRepos(ctx context.Context, token string, wanted map[str
 				} `json:"repositories"`
 			}
 			if err := l.get(ctx, fmt.Sprintf("user/installations/%d/repositories", id), page, &res); err != nil {
-				return out, err
+				return partial(out, err)
 			}
 			for _, r := range res.Repositories {
 				full := strings.ToLower(r.FullName)
@@ -180,7 +179,16 @@ func (s *SignIn) ReadableRepos(ctx context.Context, token string, wanted map[str
 			}
 		}
 	}
-	return out, nil
+	return out, true, nil
+}
+
+// partial is what ReadableRepos answers when listing stopped on err: past
+// the call bound, what was found, incomplete; else the error.
+func partial(found []string, err error) ([]string, bool, error) {
+	if errors.Is(err, errCallBound) {
+		return found, false, nil
+	}
+	return nil, false, err
 }
 
 // userLister reads pages with a user's client, counting its calls
@@ -193,7 +201,7 @@ type userLister struct {
 // get decodes GET path?per_page&page into out.
 func (l *userLister) get(ctx context.Context, path string, page int, out any) error {
 	if l.calls >= l.max {
-		return fmt.Errorf("failed to list the repositories the user can read: %d calls made: %w", l.calls, ErrCallBound)
+		return errCallBound
 	}
 	l.calls++
 	q := url.Values{"per_page": {fmt.Sprint(UserListPerPage)}, "page": {fmt.Sprint(page)}}

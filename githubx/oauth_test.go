@@ -2,7 +2,6 @@ package githubx
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -95,9 +94,9 @@ func TestSignInWebFlow(t *testing.T) {
 		t.Error("Login with a token GitHub does not know succeeded")
 	}
 
-	repos, err := s.ReadableRepos(ctx, token, map[string]bool{"acme/widgets": true, "acme/secret": true}, 20)
-	if err != nil || strings.Join(repos, ",") != "acme/widgets" {
-		t.Errorf("ReadableRepos = %v, %v; want acme/widgets", repos, err)
+	repos, complete, err := s.ReadableRepos(ctx, token, map[string]bool{"acme/widgets": true, "acme/secret": true}, 20)
+	if err != nil || !complete || strings.Join(repos, ",") != "acme/widgets" {
+		t.Errorf("ReadableRepos = %v, %v, %v; want acme/widgets, complete", repos, complete, err)
 	}
 	for _, endpoint := range []string{"/login/oauth/access_token", "/user/installations", "/user/installations/{installation_id}/repositories"} {
 		if len(rec.to(endpoint)) == 0 {
@@ -110,8 +109,8 @@ func TestSignInWebFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if repos, err := s.ReadableRepos(ctx, bob, map[string]bool{"acme/widgets": true, "acme/secret": true}, 20); err != nil || len(repos) != 0 {
-		t.Errorf("bob's ReadableRepos = %v, %v; want none", repos, err)
+	if repos, complete, err := s.ReadableRepos(ctx, bob, map[string]bool{"acme/widgets": true, "acme/secret": true}, 20); err != nil || !complete || len(repos) != 0 {
+		t.Errorf("bob's ReadableRepos = %v, %v, %v; want none, complete", repos, complete, err)
 	}
 }
 
@@ -127,8 +126,8 @@ func TestSignInWrongClientSecret(t *testing.T) {
 	}
 }
 
-// Past its bound of calls, ReadableRepos answers what it found so far
-// with ErrCallBound: never more.
+// Past its bound of calls, ReadableRepos answers what it found so far,
+// incomplete: never more.
 func TestReadableReposIsBounded(t *testing.T) {
 	t.Parallel()
 	rec := &calls{}
@@ -138,9 +137,9 @@ func TestReadableReposIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := len(rec.c)
-	repos, err := s.ReadableRepos(context.Background(), token, map[string]bool{"acme/widgets": true, "acme/other": true}, 1)
-	if !errors.Is(err, ErrCallBound) || len(repos) != 0 {
-		t.Errorf("ReadableRepos with a bound of 1 call = %v, %v; want nothing and ErrCallBound", repos, err)
+	repos, complete, err := s.ReadableRepos(context.Background(), token, map[string]bool{"acme/widgets": true, "acme/other": true}, 1)
+	if err != nil || complete || len(repos) != 0 {
+		t.Errorf("ReadableRepos with a bound of 1 call = %v, %v, %v; want nothing, incomplete", repos, complete, err)
 	}
 	if n := len(rec.c) - before; n != 1 {
 		t.Errorf("%d calls made, want the bound: 1", n)

@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"fmt"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/service"
 )
 
 // historyPageSize is how many entries one page of history lists.
@@ -99,8 +98,8 @@ func parseFilterTime(name, s string) (time.Time, error) {
 // they ended, or were submitted while active), 50 a page. The entries are
 // kept for good; each links to its PR's timeline. Bad filters answer 400
 // saying which.
-func (a *App) historyDashboard(w http.ResponseWriter, r *http.Request) {
-	q, ok := a.pageQueue(w, r, "history")
+func (d *Dashboard) historyDashboard(w http.ResponseWriter, r *http.Request) {
+	q, ok := d.pageQueue(w, r, "history")
 	if !ok {
 		return
 	}
@@ -109,12 +108,12 @@ func (a *App) historyDashboard(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad filter: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	entries, err := a.store.ListEntries(r.Context(), f.q)
+	entries, err := d.reads.ListEntries(r.Context(), f.q)
 	if err != nil {
 		internalError(w, r, "history: failed to list entries", err)
 		return
 	}
-	repo, gh, now := q.Key.Repo, a.links(q.Key.Repo), a.clock()
+	repo, gh, now := q.Key.Repo, d.links(q.Key.Repo), d.clock()
 	view := historyView{Queue: q, Filter: f, States: queue.AllEntryStates,
 		QueuePage: repoPagePath(repo), ChartsPage: queuePagePath(q, "charts")}
 	if len(entries) > historyPageSize {
@@ -129,13 +128,13 @@ func (a *App) historyDashboard(w http.ResponseWriter, r *http.Request) {
 		if end.IsZero() {
 			end = now
 		}
-		row := historyRow{E: e, Page: service.PRPagePath(repo, e.PRNumber), URL: gh.pull(repo, e.PRNumber)}
+		row := historyRow{E: e, Page: PRPagePath(repo, e.PRNumber), URL: gh.pull(repo, e.PRNumber)}
 		if !e.SubmittedAt.IsZero() {
 			row.InQueue = end.Sub(e.SubmittedAt)
 		}
 		row.AuthorURL = gh.user(e.PR.Author)
 		view.Rows = append(view.Rows, row)
 	}
-	a.render(w, r, http.StatusOK, historyTmpl, "layout", pageData{Title: "History of " + q.Key.String(),
+	d.render(w, r, http.StatusOK, historyTmpl, "layout", pageData{Title: "History of " + q.Key.String(),
 		Viewer: viewerFrom(r.Context()), Body: view})
 }

@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // History reaches beyond a day, filters by state, author (any case) and
 // time range, pages 50 at a time, and refuses bad filters saying which.
 func TestDashboardHistoryFilters(t *testing.T) {
-	d := newDashEnv(t, DashboardPublic)
+	d := newDashEnv(t, AccessPublic)
 	ctx := context.Background()
 	q := d.queue("acme", "widgets", "main")
 	// 60 entries, one a day back from now: PR n ended n days ago; every

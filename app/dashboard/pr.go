@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"errors"
@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/engine"
 )
 
 // prHistoryDays is how far back a PR's page reads its queues' decisions.
@@ -28,7 +27,7 @@ type prQueueView struct {
 	Entry          *queue.Entry
 	AuthorURL      string
 	MergeCommitURL string // set once merged
-	Est            engine.Estimate
+	Est            Estimate
 	Events         []queue.Event
 }
 
@@ -36,27 +35,27 @@ type prQueueView struct {
 // where it stands and the timeline of the queue's decisions about it. The
 // PR's check run and status comment link here. 404 when the viewer may not
 // read the repository. It updates itself (/fragments/prs/…).
-func (a *App) prDashboard(w http.ResponseWriter, r *http.Request) {
-	view, ok := a.prPage(w, r)
+func (d *Dashboard) prDashboard(w http.ResponseWriter, r *http.Request) {
+	view, ok := d.prPage(w, r)
 	if !ok {
 		return
 	}
-	a.render(w, r, http.StatusOK, prTmpl, "layout", pageData{Title: view.Repo.FullName() + " #" + strconv.Itoa(view.Number),
+	d.render(w, r, http.StatusOK, prTmpl, "layout", pageData{Title: view.Repo.FullName() + " #" + strconv.Itoa(view.Number),
 		Viewer: viewerFrom(r.Context()), Live: "/fragments" + r.URL.Path, Body: view})
 }
 
 // prFragment is the PR page's queues alone, for live.js.
-func (a *App) prFragment(w http.ResponseWriter, r *http.Request) {
-	if view, ok := a.prPage(w, r); ok {
-		a.renderFragment(w, r, prTmpl, "prqueues", view)
+func (d *Dashboard) prFragment(w http.ResponseWriter, r *http.Request) {
+	if view, ok := d.prPage(w, r); ok {
+		d.renderFragment(w, r, prTmpl, "prqueues", view)
 	}
 }
 
 // prPage reads the PR page's view, or answers the error itself.
-func (a *App) prPage(w http.ResponseWriter, r *http.Request) (*prView, bool) {
+func (d *Dashboard) prPage(w http.ResponseWriter, r *http.Request) (*prView, bool) {
 	ctx := r.Context()
 	n, err := strconv.Atoi(r.PathValue("number"))
-	repo, ok := a.pathRepo(r)
+	repo, ok := d.pathRepo(r)
 	if err != nil || n <= 0 || !ok || !viewerFrom(ctx).Allows(repo) {
 		http.Error(w, "not found", http.StatusNotFound)
 		return nil, false
@@ -65,18 +64,18 @@ func (a *App) prPage(w http.ResponseWriter, r *http.Request) (*prView, bool) {
 		internalError(w, r, "PR page: failed to "+what, err)
 		return nil, false
 	}
-	queues, err := a.store.ListQueues(ctx)
+	queues, err := d.reads.ListQueues(ctx)
 	if err != nil {
 		return fail("list queues", err)
 	}
-	gh := a.links(repo)
+	gh := d.links(repo)
 	view := &prView{Repo: repo, RepoPage: repoPagePath(repo), Number: n, URL: gh.pull(repo, n), Days: prHistoryDays}
 	for _, q := range queues {
 		if q.Key.Repo.Fold() != repo.Fold() {
 			continue
 		}
 		v := prQueueView{Queue: q}
-		e, err := a.store.GetEntry(ctx, q.ID, n)
+		e, err := d.reads.GetEntry(ctx, q.ID, n)
 		switch {
 		case err == nil:
 			v.Entry = e
@@ -89,12 +88,12 @@ func (a *App) prPage(w http.ResponseWriter, r *http.Request) (*prView, bool) {
 			return fail("load the entry", err)
 		}
 		if v.Entry != nil {
-			ests, err := a.svc.Estimates(ctx, q)
+			ests, err := d.reads.Estimates(ctx, q)
 			if err != nil {
 				return fail("estimate", err)
 			}
 			v.Est = ests[v.Entry.ID]
-			events, err := a.store.ListEvents(ctx, q.ID, a.clock().Add(-prHistoryDays*24*time.Hour))
+			events, err := d.reads.ListEvents(ctx, q.ID, d.clock().Add(-prHistoryDays*24*time.Hour))
 			if err != nil {
 				return fail("list events", err)
 			}

@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 
 // webFS holds the dashboard's templates and static assets (plain CSS and a
 // little vanilla JS: no build step). Only the assets are served
-// (dashboard_static.go).
+// (static.go).
 //
 //go:embed web
 var webFS embed.FS
@@ -91,8 +91,8 @@ type pageData struct {
 
 // render executes tmpl's layout (or the named template) into a buffer
 // first, so a failure answers 500 instead of half a page.
-func (a *App) render(w http.ResponseWriter, r *http.Request, status int, tmpl *template.Template, name string, data any) {
-	page, ok := a.execute(w, r, tmpl, name, data)
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, tmpl *template.Template, name string, data any) {
+	page, ok := d.execute(w, r, tmpl, name, data)
 	if !ok {
 		return
 	}
@@ -104,10 +104,10 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, status int, tmpl *t
 
 // execute renders the named template of tmpl, with "since" on the injected
 // clock, or logs the failure and answers 500 itself.
-func (a *App) execute(w http.ResponseWriter, r *http.Request, tmpl *template.Template, name string, data any) ([]byte, bool) {
+func (d *Dashboard) execute(w http.ResponseWriter, r *http.Request, tmpl *template.Template, name string, data any) ([]byte, bool) {
 	t, err := tmpl.Clone()
 	if err == nil {
-		now := a.clock()
+		now := d.clock()
 		t = t.Funcs(template.FuncMap{"since": func(at time.Time) string {
 			if at.IsZero() {
 				return ""
@@ -127,24 +127,16 @@ func (a *App) execute(w http.ResponseWriter, r *http.Request, tmpl *template.Tem
 	return buf.Bytes(), true
 }
 
-// clock is the injected clock (time.Now when unset, as in bare test Apps).
-func (a *App) clock() time.Time {
-	if a.now == nil {
-		return time.Now()
-	}
-	return a.now()
-}
+// clock is the injected clock.
+func (d *Dashboard) clock() time.Time { return d.now() }
 
 // ghLinks builds web links on the repository's GitHub: under the
 // configured web URL (GitHub Enterprise, the sandbox's fake GitHub), else
 // https://<host>.
 type ghLinks struct{ base string }
 
-func (a *App) links(repo queue.Repo) ghLinks {
-	base := ""
-	if a.cfg != nil {
-		base = strings.TrimRight(a.cfg.GitHub.WebURL, "/")
-	}
+func (d *Dashboard) links(repo queue.Repo) ghLinks {
+	base := strings.TrimRight(d.cfg.WebURL, "/")
 	if base == "" {
 		base = "https://" + repo.Host
 	}

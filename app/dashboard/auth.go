@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mergequeue/mq/handlers/api"
 	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
 )
@@ -46,6 +45,10 @@ func (v viewer) Allows(repo queue.Repo) bool {
 	return false
 }
 
+// tokenHeader carries an API token, as on the REST API (api.TokenHeader):
+// scripts read the dashboard with it.
+const tokenHeader = "x-api-token"
+
 type viewerKey struct{}
 
 func viewerFrom(ctx context.Context) viewer {
@@ -53,27 +56,23 @@ func viewerFrom(ctx context.Context) viewer {
 	return v
 }
 
-// dashboardAccess is the configured access mode; token when unset, so a
-// bare configuration never exposes private data.
-func (a *App) dashboardAccess() DashboardAccess {
-	if a.cfg == nil || a.cfg.Dashboard.Access == "" {
-		return DashboardToken
-	}
-	return a.cfg.Dashboard.Access
+// access is the configured access mode (New makes "" AccessToken).
+func (d *Dashboard) access() Access {
+	return d.cfg.Access
 }
 
 // guard lets a request through with its viewer in the context, or refuses
 // it: a page redirects to /login (coming back afterwards), a fragment
 // answers 401. The viewer comes from the x-api-token header (scripts) or
 // the browser's session (signed in with a token or with GitHub).
-func (a *App) guard(next http.HandlerFunc) http.HandlerFunc {
+func (d *Dashboard) guard(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if a.dashboardAccess() == DashboardPublic {
+		if d.access() == AccessPublic {
 			next(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, viewer{Public: true})))
 			return
 		}
-		if secret := r.Header.Get(api.TokenHeader); secret != "" {
-			tok, err := apitoken.Verify(r.Context(), a.store, secret, a.clock())
+		if secret := r.Header.Get(tokenHeader); secret != "" {
+			tok, err := apitoken.Verify(r.Context(), d.tokens, secret, d.clock())
 			switch {
 			case apitoken.IsRefusal(err):
 				logRefusal(r, err)
@@ -86,7 +85,7 @@ func (a *App) guard(next http.HandlerFunc) http.HandlerFunc {
 			}
 			return
 		}
-		v, err := a.sessionViewer(r)
+		v, err := d.sessionViewer(r)
 		switch {
 		case err == nil:
 			next(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)))
@@ -96,9 +95,9 @@ func (a *App) guard(next http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		if _, err := r.Cookie(sessionCookie); err == nil {
-			clearCookie(w, sessionCookie, a.secureCookies(r))
+			clearCookie(w, sessionCookie, d.secureCookies(r))
 		}
-		a.clearLegacyCookies(w, r)
+		d.clearLegacyCookies(w, r)
 		if strings.HasPrefix(r.URL.Path, "/fragments/") {
 			http.Error(w, "dashboard: not signed in", http.StatusUnauthorized)
 			return
@@ -120,8 +119,8 @@ func logRefusal(r *http.Request, err error) {
 
 // secureCookies is true when the browser reaches us over https (directly,
 // or as the configured public URL says).
-func (a *App) secureCookies(r *http.Request) bool {
-	return r.TLS != nil || a.cfg != nil && strings.HasPrefix(strings.ToLower(a.cfg.Server.PublicURL), "https://")
+func (d *Dashboard) secureCookies(r *http.Request) bool {
+	return r.TLS != nil || strings.HasPrefix(strings.ToLower(d.cfg.PublicURL), "https://")
 }
 
 type loginView struct {
@@ -132,41 +131,41 @@ type loginView struct {
 }
 
 // loginPage asks for an API token (a public dashboard needs none).
-func (a *App) loginPage(w http.ResponseWriter, r *http.Request) {
+func (d *Dashboard) loginPage(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.URL.Query().Get("next"))
-	if a.dashboardAccess() == DashboardPublic {
+	if d.access() == AccessPublic {
 		http.Redirect(w, r, next, http.StatusSeeOther) //nolint:gosec // G710: safeNext keeps only a path on this site
 		return
 	}
-	a.render(w, r, http.StatusOK, loginTmpl, "layout", pageData{Title: "Sign in",
-		Body: loginView{Next: next, GitHub: a.dashboardAccess() == DashboardGitHub}})
+	d.render(w, r, http.StatusOK, loginTmpl, "layout", pageData{Title: "Sign in",
+		Body: loginView{Next: next, GitHub: d.access() == AccessGitHub}})
 }
 
 // login checks the token entered and opens a session with it (see
-// dashboard_sessions.go), then goes back where the reader was going. A
+// sessions.go), then goes back where the reader was going. A
 // refused token changes nothing and gets the one refusal message.
-func (a *App) login(w http.ResponseWriter, r *http.Request) {
+func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.PostForm.Get("next"))
 	secret := strings.TrimSpace(r.PostForm.Get("token"))
-	tok, err := apitoken.Verify(r.Context(), a.store, secret, a.clock())
+	tok, err := apitoken.Verify(r.Context(), d.tokens, secret, d.clock())
 	switch {
 	case err == nil:
 	case apitoken.IsRefusal(err):
 		logRefusal(r, err)
-		a.render(w, r, http.StatusUnauthorized, loginTmpl, "layout",
+		d.render(w, r, http.StatusUnauthorized, loginTmpl, "layout",
 			pageData{Title: "Sign in", Body: loginView{Next: next, Error: "Not signed in: " + apitoken.RefusalMessage + ".",
-				GitHub: a.dashboardAccess() == DashboardGitHub}})
+				GitHub: d.access() == AccessGitHub}})
 		return
 	default:
 		internalError(w, r, "dashboard: failed to verify a token", err)
 		return
 	}
-	now := a.clock()
-	s := dashSession{TokenID: tok.ID, CreatedAt: now, ExpiresAt: now.Add(tokenSessionMax), Idle: tokenSessionIdle}
+	now := d.clock()
+	s := Session{TokenID: tok.ID, CreatedAt: now, ExpiresAt: now.Add(tokenSessionMax), Idle: tokenSessionIdle}
 	if !tok.ExpiresAt.IsZero() && tok.ExpiresAt.Before(s.ExpiresAt) {
 		s.ExpiresAt = tok.ExpiresAt
 	}
-	if err := a.openSession(w, r, s); err != nil {
+	if err := d.openSession(w, r, s); err != nil {
 		internalError(w, r, "dashboard: failed to sign in", err)
 		return
 	}
@@ -176,8 +175,8 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 
 // logout ends the browser's session on the server (a replayed cookie no
 // longer works) and forgets its cookies.
-func (a *App) logout(w http.ResponseWriter, r *http.Request) {
-	if err := a.closeSession(w, r); err != nil {
+func (d *Dashboard) logout(w http.ResponseWriter, r *http.Request) {
+	if err := d.closeSession(w, r); err != nil {
 		internalError(w, r, "dashboard: failed to sign out", err)
 		return
 	}

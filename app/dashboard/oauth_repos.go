@@ -1,14 +1,11 @@
-package app
+package dashboard
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/rs/zerolog"
-
-	"github.com/mergequeue/mq/githubx"
 )
 
 // GitHub sign-in learns which repositories with a queue the user can read
@@ -19,8 +16,8 @@ import (
 //	GET /user/installations/{id}/repositories     (their repositories the user can access)
 //
 // and keeping those with a queue. The calls depend on the user's
-// installations and repositories (pages of githubx.UserListPerPage), never on the
-// number of queues, and are bounded by maxSignInListCalls; a queue on a
+// installations and repositories, never on the number of queues, and are
+// bounded by maxSignInListCalls; a queue on a
 // repository the App is not installed on, or that the user cannot see, is
 // just not listed. Past the bound the user sees what was listed so far (a
 // warning is logged): access is never granted by default.
@@ -30,8 +27,8 @@ const maxSignInListCalls = 20
 // case) that the user of token can read, as GitHub lists them for the user
 // among the App's installations' repositories. Past maxSignInListCalls,
 // the repositories found so far (a warning is logged).
-func (a *App) readableRepos(ctx context.Context, signIn *githubx.SignIn, token string) ([]string, error) {
-	queues, err := a.store.ListQueues(ctx)
+func (d *Dashboard) readableRepos(ctx context.Context, token string) ([]string, error) {
+	queues, err := d.reads.ListQueues(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list queues: %w", err)
 	}
@@ -39,14 +36,13 @@ func (a *App) readableRepos(ctx context.Context, signIn *githubx.SignIn, token s
 	for _, q := range queues {
 		queued[strings.ToLower(q.Key.Repo.FullName())] = true
 	}
-	found, err := signIn.ReadableRepos(ctx, token, queued, maxSignInListCalls)
-	if errors.Is(err, githubx.ErrCallBound) {
-		zerolog.Ctx(ctx).Warn().Int("found", len(found)).Int("calls", maxSignInListCalls).
-			Msg("dashboard: stopped listing the GitHub user's repositories at the bound; some queues may not show")
-		return found, nil
-	}
+	found, complete, err := d.signIn.ReadableRepos(ctx, token, queued, maxSignInListCalls)
 	if err != nil {
 		return nil, err
+	}
+	if !complete {
+		zerolog.Ctx(ctx).Warn().Int("found", len(found)).Int("calls", maxSignInListCalls).
+			Msg("dashboard: stopped listing the GitHub user's repositories at the bound; some queues may not show")
 	}
 	return found, nil
 }

@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"context"
@@ -21,17 +21,20 @@ import (
 // dashT0 is a whole hour, the dashboard tests' "now" unless they move it.
 var dashT0 = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 
-// dashEnv is an App with only what the dashboard needs, on a real store,
-// a fixed clock and GitHub at https://gh.example.
+// dashEnv is a Dashboard on a real store, a fixed clock and GitHub at
+// https://gh.example, its requests logged to log.
 type dashEnv struct {
-	t     *testing.T
-	store *sqlite.Store
-	app   *App
-	mux   http.Handler
-	now   time.Time
+	t      *testing.T
+	store  *sqlite.Store
+	cfg    Config
+	signIn GitHubSignIn
+	dash   *Dashboard
+	mux    http.Handler
+	now    time.Time
+	log    zerolog.Logger
 }
 
-func newDashEnv(t *testing.T, access DashboardAccess) *dashEnv {
+func newDashEnv(t *testing.T, access Access) *dashEnv {
 	t.Helper()
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mq.db"))
@@ -39,14 +42,53 @@ func newDashEnv(t *testing.T, access DashboardAccess) *dashEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	d := &dashEnv{t: t, store: store, now: dashT0}
-	clock := func() time.Time { return d.now }
-	d.app = &App{store: store, log: zerolog.New(io.Discard), now: clock, metrics: newMetrics(),
-		svc: service.NewService(store, nil, service.Options{Now: clock}),
-		cfg: &Config{GitHub: GitHubConfig{Host: "github.com", WebURL: "https://gh.example/"},
-			Server: ServerConfig{PublicURL: "http://localhost:8080"}, Dashboard: DashboardConfig{Access: access}}}
-	d.mux = d.app.routes(http.NotFoundHandler(), http.NotFoundHandler())
+	d := &dashEnv{t: t, store: store, now: dashT0, log: zerolog.New(io.Discard),
+		cfg: Config{Access: access, Host: "github.com", WebURL: "https://gh.example/", PublicURL: "http://localhost:8080"}}
+	d.rewire()
 	return d
+}
+
+// rewire builds the dashboard again from d.cfg and d.signIn.
+func (d *dashEnv) rewire() {
+	d.t.Helper()
+	clock := func() time.Time { return d.now }
+	svc := service.NewService(d.store, nil, service.Options{Now: clock})
+	dash, err := New(d.cfg, Ports{Reads: testReads{Store: d.store, svc: svc}, Sessions: testSessions{d.store}, Tokens: d.store,
+		SignIn: d.signIn, Now: clock})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	dash.Routes(mux)
+	d.dash, d.mux = dash, mux
+}
+
+// testReads are the store's reads and the service's estimates, as the
+// App serves them.
+type testReads struct {
+	*sqlite.Store
+	svc *service.Service
+}
+
+func (r testReads) Estimates(ctx context.Context, q *queue.Queue) (map[string]Estimate, error) {
+	ests, err := r.svc.Estimates(ctx, q)
+	out := map[string]Estimate{}
+	for id, e := range ests {
+		out[id] = Estimate(e)
+	}
+	return out, err
+}
+
+// testSessions is the SQLite store as a SessionStore.
+type testSessions struct{ *sqlite.Store }
+
+func (s testSessions) CreateSession(ctx context.Context, d Session) error {
+	return s.Store.CreateSession(ctx, sqlite.DashboardSession(d))
+}
+
+func (s testSessions) Session(ctx context.Context, hash []byte) (Session, error) {
+	d, err := s.Store.Session(ctx, hash)
+	return Session(d), err
 }
 
 func (d *dashEnv) queue(owner, name, branch string) *queue.Queue {
@@ -80,7 +122,7 @@ func (d *dashEnv) do(method, path string, body url.Values, header ...string) *ht
 		r.Header.Set(header[i], header[i+1])
 	}
 	rec := httptest.NewRecorder()
-	d.mux.ServeHTTP(rec, r)
+	d.mux.ServeHTTP(rec, r.WithContext(d.log.WithContext(r.Context())))
 	return rec
 }
 

@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"context"
@@ -47,9 +47,9 @@ func seedChartQueue(t *testing.T, d *dashEnv) *queue.Queue {
 // runs: depth sampled each minute, time to merge, test time, merges and
 // failures, each in the hour it happened.
 func TestComputeChartsNumbers(t *testing.T) {
-	d := newDashEnv(t, DashboardPublic)
+	d := newDashEnv(t, AccessPublic)
 	q := seedChartQueue(t, d)
-	got, err := computeCharts(context.Background(), d.store, q, dashT0, dashT0.Add(2*time.Hour))
+	got, err := computeCharts(context.Background(), d.dash.reads, q, dashT0, dashT0.Add(2*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestPercentileNearestRank(t *testing.T) {
 // The charts page shows the same figures over the chosen range, with one
 // SVG per chart and an hover title per hour; a bad range is refused.
 func TestDashboardChartsPage(t *testing.T) {
-	d := newDashEnv(t, DashboardPublic)
+	d := newDashEnv(t, AccessPublic)
 	seedChartQueue(t, d)
 	d.now = dashT0.Add(2 * time.Hour)
 	page := d.page("/repos/acme/widgets/charts?branch=main&range=24h0m0s")

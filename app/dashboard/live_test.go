@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // The fragment live.js polls answers 304 while nothing changed and the
 // new state as soon as something did, without a page reload.
 func TestDashboardFragmentSeesChanges(t *testing.T) {
-	d := newDashEnv(t, DashboardPublic)
+	d := newDashEnv(t, AccessPublic)
 	ctx := context.Background()
 	q := d.queue("acme", "widgets", "main")
 	e := &queue.Entry{ID: "e5", QueueID: q.ID, PRNumber: 5, State: queue.StatePending, StateReason: queue.ReasonAdmitted,
@@ -50,7 +50,7 @@ func TestDashboardFragmentSeesChanges(t *testing.T) {
 // A PR's page follows its PR live too: its fragment shows the new state
 // and a merged PR's commit on GitHub.
 func TestDashboardPRFragmentSeesChanges(t *testing.T) {
-	d := newDashEnv(t, DashboardPublic)
+	d := newDashEnv(t, AccessPublic)
 	ctx := context.Background()
 	q := d.queue("acme", "widgets", "main")
 	e := &queue.Entry{ID: "e9", QueueID: q.ID, PRNumber: 9, State: queue.StateTestsPassed, StateReason: queue.ReasonAdmitted,

@@ -1,6 +1,7 @@
-package app
+package dashboard
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
@@ -12,8 +13,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-
-	"github.com/mergequeue/mq/githubx"
 )
 
 // GitHub sign-in (dashboard.access github): the App's OAuth web flow.
@@ -22,8 +21,8 @@ import (
 // /login/github/callback with a code, which (with the client secret) buys
 // a user token; the token names the user (GET /user) and lists the
 // repositories of the App's installations they can read (readableRepos),
-// then it is dropped. Every GitHub call is githubx's (githubx.SignIn).
-// A server-side session (dashboard_sessions.go) keeps the login and the
+// then it is dropped. Every GitHub call is the sign-in port's (GitHubSignIn).
+// A server-side session (sessions.go) keeps the login and the
 // readable repositories for githubSessionAge. It is not refreshed: a queue
 // created later shows after the next sign-in.
 const (
@@ -31,13 +30,38 @@ const (
 	oauthStateAge    = 10 * time.Minute
 )
 
-func (a *App) oauthCallbackURL() string {
-	return strings.TrimRight(a.cfg.Server.PublicURL, "/") + "/login/github/callback"
+// The sign-in's routes.
+const (
+	githubLoginPath    = "/login/github"
+	githubCallbackPath = githubLoginPath + "/callback"
+)
+
+// GitHubSignIn is GitHub's side of the sign-in, the App's OAuth web flow
+// (githubx.SignIn, its redirect URL CallbackURL).
+type GitHubSignIn interface {
+	// AuthCodeURL is GitHub's authorize page, which sends the browser back
+	// to the callback with a code and state.
+	AuthCodeURL(state string) string
+	// Exchange buys a user token with a code; its error says why in words
+	// a user may read.
+	Exchange(ctx context.Context, code string) (string, error)
+	// Login is the login of the user of token.
+	Login(ctx context.Context, token string) (string, error)
+	// ReadableRepos returns those of wanted ("owner/name", lower case) the
+	// user of token can read among the App's installations, in at most
+	// maxCalls GitHub calls: past them, what it found, and complete false.
+	ReadableRepos(ctx context.Context, token string, wanted map[string]bool, maxCalls int) (repos []string, complete bool, err error)
+}
+
+// CallbackURL is where GitHub sends the browser back after sign-in, on
+// the service at publicURL: the GitHub App's callback URL must be it.
+func CallbackURL(publicURL string) string {
+	return strings.TrimRight(publicURL, "/") + githubCallbackPath
 }
 
 // githubLogin starts the OAuth web flow.
-func (a *App) githubLogin(w http.ResponseWriter, r *http.Request) {
-	if a.dashboardAccess() != DashboardGitHub {
+func (d *Dashboard) githubLogin(w http.ResponseWriter, r *http.Request) {
+	if d.access() != AccessGitHub {
 		http.NotFound(w, r)
 		return
 	}
@@ -50,30 +74,25 @@ func (a *App) githubLogin(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.URL.Query().Get("next"))
 	// Lax, not Strict: the browser comes back from GitHub, another site.
 	http.SetCookie(w, &http.Cookie{Name: oauthStateCookie, Value: state + "." + base64.RawURLEncoding.EncodeToString([]byte(next)), //nolint:gosec // G124: Secure whenever the browser reaches us over https (secureCookies); HttpOnly and SameSite set
-		Path: "/login/github", MaxAge: int(oauthStateAge.Seconds()), HttpOnly: true, Secure: a.secureCookies(r),
+		Path: githubLoginPath, MaxAge: int(oauthStateAge.Seconds()), HttpOnly: true, Secure: d.secureCookies(r),
 		SameSite: http.SameSiteLaxMode})
-	signIn, err := a.githubSignIn()
-	if err != nil {
-		internalError(w, r, "dashboard: failed to start the GitHub sign-in", err)
-		return
-	}
-	http.Redirect(w, r, signIn.AuthCodeURL(state), http.StatusFound)
+	http.Redirect(w, r, d.signIn.AuthCodeURL(state), http.StatusFound)
 }
 
 // githubCallback finishes the OAuth web flow. A missing or foreign state,
 // a refused code or a GitHub failure signs nobody in and says why.
-func (a *App) githubCallback(w http.ResponseWriter, r *http.Request) {
-	if a.dashboardAccess() != DashboardGitHub {
+func (d *Dashboard) githubCallback(w http.ResponseWriter, r *http.Request) {
+	if d.access() != AccessGitHub {
 		http.NotFound(w, r)
 		return
 	}
 	refuse := func(status int, msg string) {
-		a.render(w, r, status, loginTmpl, "layout", pageData{Title: "Sign in", Body: loginView{Next: "/", Error: msg, GitHub: true}})
+		d.render(w, r, status, loginTmpl, "layout", pageData{Title: "Sign in", Body: loginView{Next: "/", Error: msg, GitHub: true}})
 	}
 	q := r.URL.Query()
 	c, err := r.Cookie(oauthStateCookie)
-	http.SetCookie(w, &http.Cookie{Name: oauthStateCookie, Value: "", Path: "/login/github", MaxAge: -1, HttpOnly: true, //nolint:gosec // G124: Secure whenever the browser reaches us over https (secureCookies); HttpOnly and SameSite set
-		Secure: a.secureCookies(r), SameSite: http.SameSiteLaxMode})
+	http.SetCookie(w, &http.Cookie{Name: oauthStateCookie, Value: "", Path: githubLoginPath, MaxAge: -1, HttpOnly: true, //nolint:gosec // G124: Secure whenever the browser reaches us over https (secureCookies); HttpOnly and SameSite set
+		Secure: d.secureCookies(r), SameSite: http.SameSiteLaxMode})
 	var state, next string
 	if err == nil {
 		var n64 string
@@ -90,31 +109,26 @@ func (a *App) githubCallback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	signIn, err := a.githubSignIn()
-	if err != nil {
-		internalError(w, r, "dashboard: failed to finish the GitHub sign-in", err)
-		return
-	}
-	token, err := signIn.Exchange(ctx, q.Get("code"))
+	token, err := d.signIn.Exchange(ctx, q.Get("code"))
 	if err != nil {
 		zerolog.Ctx(r.Context()).Warn().Err(err).Msg("dashboard: GitHub sign-in failed")
 		refuse(http.StatusUnauthorized, "Not signed in: "+err.Error()+".")
 		return
 	}
-	login, err := signIn.Login(ctx, token)
+	login, err := d.signIn.Login(ctx, token)
 	if err != nil {
 		zerolog.Ctx(r.Context()).Warn().Err(err).Msg("dashboard: GitHub sign-in failed")
 		refuse(http.StatusBadGateway, "Not signed in: "+err.Error()+".")
 		return
 	}
-	repos, err := a.readableRepos(ctx, signIn, token)
+	repos, err := d.readableRepos(ctx, token)
 	if err != nil {
 		zerolog.Ctx(r.Context()).Error().Err(err).Str("login", login).Msg("dashboard: failed to check repository access")
 		refuse(http.StatusBadGateway, "Not signed in: failed to check your access on GitHub; try again.")
 		return
 	}
-	now := a.clock()
-	if err := a.openSession(w, r, dashSession{Login: login, Repos: repos, CreatedAt: now, ExpiresAt: now.Add(githubSessionAge)}); err != nil {
+	now := d.clock()
+	if err := d.openSession(w, r, Session{Login: login, Repos: repos, CreatedAt: now, ExpiresAt: now.Add(githubSessionAge)}); err != nil {
 		internalError(w, r, "dashboard: failed to sign in", err)
 		return
 	}
@@ -125,10 +139,4 @@ func (a *App) githubCallback(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	fmt.Fprintf(w, `<!doctype html><meta http-equiv="refresh" content="0; url=%[1]s"><title>Signed in</title><p>Signed in as %[2]s. <a href="%[1]s">Continue</a></p>`,
 		html.EscapeString(next), html.EscapeString(login))
-}
-
-// githubSignIn is the App's OAuth web flow on the configured GitHub.
-func (a *App) githubSignIn() (*githubx.SignIn, error) {
-	return a.gh.SignIn(githubx.OAuthConfig{ClientID: a.cfg.Dashboard.GitHub.ClientID,
-		ClientSecret: a.cfg.Dashboard.GitHub.ClientSecret, RedirectURL: a.oauthCallbackURL()})
 }

@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func percentile[T int | time.Duration](sorted []T, p int) T {
 
 // computeCharts reads a queue's entries, events and runs and cuts them into
 // the hours of [from, to) (to is rounded up to a whole hour).
-func computeCharts(ctx context.Context, store queue.Store, q *queue.Queue, from, to time.Time) (*chartData, error) {
+func computeCharts(ctx context.Context, store QueueReads, q *queue.Queue, from, to time.Time) (*chartData, error) {
 	from, to = from.UTC().Truncate(time.Hour), to.UTC().Add(time.Hour-1).Truncate(time.Hour)
 	n := int(to.Sub(from) / time.Hour)
 	d := &chartData{From: from, To: to, Hours: make([]hourStats, n)}
@@ -168,8 +168,8 @@ type chartsView struct {
 // percentiles and its merges and failures per hour over ?range= (24h, 72h
 // or 168h; default 24h), as server-rendered inline SVG with the figures
 // in a table beside.
-func (a *App) chartsDashboard(w http.ResponseWriter, r *http.Request) {
-	q, ok := a.pageQueue(w, r, "charts")
+func (d *Dashboard) chartsDashboard(w http.ResponseWriter, r *http.Request) {
+	q, ok := d.pageQueue(w, r, "charts")
 	if !ok {
 		return
 	}
@@ -182,8 +182,8 @@ func (a *App) chartsDashboard(w http.ResponseWriter, r *http.Request) {
 		}
 		span = d
 	}
-	now := a.clock()
-	data, err := computeCharts(r.Context(), a.store, q, now.Add(-span), now)
+	now := d.clock()
+	data, err := computeCharts(r.Context(), d.reads, q, now.Add(-span), now)
 	if err != nil {
 		internalError(w, r, "charts: failed to compute", err)
 		return
@@ -200,6 +200,6 @@ func (a *App) chartsDashboard(w http.ResponseWriter, r *http.Request) {
 		return [2]float64{h.TestP50.Minutes(), h.TestP90.Minutes()}
 	})
 	v.Outcomes = barChart(data.Hours)
-	a.render(w, r, http.StatusOK, chartsTmpl, "layout", pageData{Title: "Charts of " + q.Key.Repo.FullName(),
+	d.render(w, r, http.StatusOK, chartsTmpl, "layout", pageData{Title: "Charts of " + q.Key.Repo.FullName(),
 		Viewer: viewerFrom(r.Context()), Body: v})
 }

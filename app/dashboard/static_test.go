@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"net/http"
@@ -12,7 +12,7 @@ import (
 // /static/ serves the dashboard's stylesheet and script and nothing else:
 // no directory listing, no template, no other file.
 func TestStaticServesOnlyAssets(t *testing.T) {
-	d := newDashEnv(t, DashboardPublic)
+	d := newDashEnv(t, AccessPublic)
 	for path, typ := range map[string]string{"/static/style.css": "text/css", "/static/live.js": "text/javascript"} {
 		rec := d.do("GET", path, nil)
 		if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), typ) || rec.Body.Len() == 0 {

@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"context"
@@ -10,9 +10,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/sqlite"
 )
 
 // Dashboard sessions. Signing in (with an API token, or with GitHub) opens
@@ -46,55 +44,45 @@ const (
 // wherever a browser still sends them.
 var legacyCookies = []string{"mq_dashboard", "mq_dashboard_gh"}
 
-// dashSession is a signed-in browser (see sqlite.DashboardSession, which
-// has the same fields so that the two convert).
-type dashSession struct {
-	Hash      []byte
-	TokenID   string
-	Login     string
-	Repos     []string
+// Session is a signed-in browser, kept by the hash of its id (the store
+// never sees the id itself).
+type Session struct {
+	// Hash is the SHA-256 of the session's id.
+	Hash []byte
+	// TokenID is the API token it was opened with ("" for GitHub).
+	TokenID string
+	// Login is the GitHub user it was opened for ("" for a token), and
+	// Repos the repositories ("owner/name", lower case) they could read
+	// then.
+	Login string
+	Repos []string
+	// CreatedAt is the sign-in, SeenAt the last use recorded.
 	CreatedAt time.Time
 	SeenAt    time.Time
+	// ExpiresAt ends it; so does an Idle (when positive) without use.
 	ExpiresAt time.Time
 	Idle      time.Duration
 }
 
-// sessionStore keeps the dashboard's sessions by the hash of their id.
-type sessionStore interface {
+// Expired reports whether the session has ended at now: at or after
+// ExpiresAt, or at or after SeenAt+Idle.
+func (s Session) Expired(now time.Time) bool {
+	return !now.Before(s.ExpiresAt) || s.Idle > 0 && !now.Before(s.SeenAt.Add(s.Idle))
+}
+
+// SessionStore keeps the dashboard's sessions by the hash of their id.
+type SessionStore interface {
 	// CreateSession stores a new session (queue.ErrExists if its hash is
 	// taken).
-	CreateSession(ctx context.Context, s dashSession) error
+	CreateSession(ctx context.Context, s Session) error
 	// Session returns the session stored under hash, ended or not
 	// (queue.ErrNotFound).
-	Session(ctx context.Context, hash []byte) (dashSession, error)
+	Session(ctx context.Context, hash []byte) (Session, error)
 	// TouchSession records a use at at (queue.ErrNotFound).
 	TouchSession(ctx context.Context, hash []byte, at time.Time) error
 	// DeleteSession removes a session; a missing one is no error.
 	DeleteSession(ctx context.Context, hash []byte) error
-	// PruneSessions deletes the sessions ended at now (expired, idle, or
-	// opened with a token no longer live) and counts them.
-	PruneSessions(ctx context.Context, now time.Time) (int64, error)
 }
-
-// sqliteSessions is the SQLite store as a sessionStore.
-type sqliteSessions struct{ *sqlite.Store }
-
-var _ sessionStore = sqliteSessions{}
-
-func (s sqliteSessions) CreateSession(ctx context.Context, d dashSession) error {
-	return s.Store.CreateSession(ctx, sqlite.DashboardSession(d))
-}
-
-func (s sqliteSessions) Session(ctx context.Context, hash []byte) (dashSession, error) {
-	d, err := s.Store.Session(ctx, hash)
-	return dashSession(d), err
-}
-
-// sessions is the store of dashboard sessions.
-func (a *App) sessions() sessionStore { return sqliteSessions{a.store} }
-
-// expired reports whether the session has ended at now.
-func (s dashSession) expired(now time.Time) bool { return sqlite.DashboardSession(s).Expired(now) }
 
 // sessionHash is the SHA-256 of a session id, the only form stored.
 func sessionHash(id string) []byte {
@@ -104,7 +92,7 @@ func sessionHash(id string) []byte {
 
 // openSession stores s under a fresh random id and gives the browser the
 // id in the session cookie, clearing any legacy cookie.
-func (a *App) openSession(w http.ResponseWriter, r *http.Request, s dashSession) error {
+func (d *Dashboard) openSession(w http.ResponseWriter, r *http.Request, s Session) error {
 	raw := make([]byte, sessionIDBytes)
 	if _, err := rand.Read(raw); err != nil {
 		return fmt.Errorf("failed to generate a session id: %w", err)
@@ -114,12 +102,12 @@ func (a *App) openSession(w http.ResponseWriter, r *http.Request, s dashSession)
 	if s.SeenAt.IsZero() {
 		s.SeenAt = s.CreatedAt
 	}
-	if err := a.sessions().CreateSession(r.Context(), s); err != nil {
+	if err := d.sessions.CreateSession(r.Context(), s); err != nil {
 		return fmt.Errorf("failed to open a dashboard session: %w", err)
 	}
-	a.clearLegacyCookies(w, r)
+	d.clearLegacyCookies(w, r)
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", MaxAge: int(s.ExpiresAt.Sub(s.CreatedAt).Seconds()), //nolint:gosec // G124: Secure whenever the browser reaches us over https (secureCookies); HttpOnly and SameSite set
-		HttpOnly: true, Secure: a.secureCookies(r), SameSite: http.SameSiteStrictMode})
+		HttpOnly: true, Secure: d.secureCookies(r), SameSite: http.SameSiteStrictMode})
 	return nil
 }
 
@@ -130,25 +118,25 @@ var errNoSession = errors.New("no live dashboard session")
 // when it sends none, an unknown one or one that has ended (expired, idle,
 // or opened with a token since revoked or expired); any other error is a
 // store failure. A live session's use is recorded.
-func (a *App) sessionViewer(r *http.Request) (viewer, error) {
+func (d *Dashboard) sessionViewer(r *http.Request) (viewer, error) {
 	c, err := r.Cookie(sessionCookie)
 	if err != nil || c.Value == "" || len(c.Value) > 128 {
 		return viewer{}, errNoSession
 	}
-	ctx, now, hash := r.Context(), a.clock(), sessionHash(c.Value)
-	s, err := a.sessions().Session(ctx, hash)
+	ctx, now, hash := r.Context(), d.clock(), sessionHash(c.Value)
+	s, err := d.sessions.Session(ctx, hash)
 	if errors.Is(err, queue.ErrNotFound) {
 		return viewer{}, errNoSession
 	}
 	if err != nil {
 		return viewer{}, err
 	}
-	if s.expired(now) {
+	if s.Expired(now) {
 		return viewer{}, errNoSession
 	}
 	v := viewer{CanLogout: true}
 	if s.TokenID != "" {
-		tok, err := apitoken.Store(a.store).TokenByID(ctx, s.TokenID)
+		tok, err := d.tokens.TokenByID(ctx, s.TokenID)
 		if errors.Is(err, queue.ErrNotFound) {
 			return viewer{}, errNoSession
 		}
@@ -160,7 +148,7 @@ func (a *App) sessionViewer(r *http.Request) (viewer, error) {
 		}
 		v.Token, v.Name = tok, "token "+tok.Name
 	} else {
-		if a.dashboardAccess() != DashboardGitHub {
+		if d.access() != AccessGitHub {
 			return viewer{}, errNoSession // GitHub sign-in was turned off since
 		}
 		v.Login, v.Name, v.repos = s.Login, s.Login, map[string]bool{}
@@ -169,7 +157,7 @@ func (a *App) sessionViewer(r *http.Request) (viewer, error) {
 		}
 	}
 	if now.Sub(s.SeenAt) >= sessionTouchEvery {
-		if err := a.sessions().TouchSession(ctx, hash, now); err != nil && !errors.Is(err, queue.ErrNotFound) {
+		if err := d.sessions.TouchSession(ctx, hash, now); err != nil && !errors.Is(err, queue.ErrNotFound) {
 			return viewer{}, err
 		}
 	}
@@ -178,29 +166,29 @@ func (a *App) sessionViewer(r *http.Request) (viewer, error) {
 
 // closeSession deletes the request's session, if any, and clears the
 // browser's session (and legacy) cookies.
-func (a *App) closeSession(w http.ResponseWriter, r *http.Request) error {
+func (d *Dashboard) closeSession(w http.ResponseWriter, r *http.Request) error {
 	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
-		if err := a.sessions().DeleteSession(r.Context(), sessionHash(c.Value)); err != nil {
+		if err := d.sessions.DeleteSession(r.Context(), sessionHash(c.Value)); err != nil {
 			return fmt.Errorf("failed to end the dashboard session: %w", err)
 		}
 	}
-	a.clearCookies(w, r)
+	d.clearCookies(w, r)
 	return nil
 }
 
 // clearCookies forgets the browser's session and legacy cookies.
-func (a *App) clearCookies(w http.ResponseWriter, r *http.Request) {
-	clearCookie(w, sessionCookie, a.secureCookies(r))
+func (d *Dashboard) clearCookies(w http.ResponseWriter, r *http.Request) {
+	clearCookie(w, sessionCookie, d.secureCookies(r))
 	for _, name := range legacyCookies {
-		clearCookie(w, name, a.secureCookies(r))
+		clearCookie(w, name, d.secureCookies(r))
 	}
 }
 
 // clearLegacyCookies forgets the legacy cookies the browser sent.
-func (a *App) clearLegacyCookies(w http.ResponseWriter, r *http.Request) {
+func (d *Dashboard) clearLegacyCookies(w http.ResponseWriter, r *http.Request) {
 	for _, name := range legacyCookies {
 		if _, err := r.Cookie(name); err == nil {
-			clearCookie(w, name, a.secureCookies(r))
+			clearCookie(w, name, d.secureCookies(r))
 		}
 	}
 }
@@ -208,18 +196,4 @@ func (a *App) clearLegacyCookies(w http.ResponseWriter, r *http.Request) {
 func clearCookie(w http.ResponseWriter, name string, secure bool) {
 	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, //nolint:gosec // G124: Secure whenever the browser reaches us over https (secureCookies); HttpOnly and SameSite set
 		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode})
-}
-
-// pruneSessions deletes the sessions that have ended.
-func (a *App) pruneSessions(ctx context.Context) {
-	n, err := a.sessions().PruneSessions(ctx, a.now())
-	if err != nil {
-		if ctx.Err() == nil {
-			a.log.Warn().Err(err).Msg("retention: failed to prune dashboard sessions")
-		}
-		return
-	}
-	if n > 0 {
-		a.log.Info().Int64("sessions", n).Msg("retention: pruned ended dashboard sessions")
-	}
 }

@@ -1,6 +1,7 @@
-package app
+package dashboard
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"net/url"
@@ -10,14 +11,15 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mergequeue/mq/handlers/api"
 	"github.com/mergequeue/mq/handlers/api/apitoken"
 )
 
 // By default the dashboard needs an API token: pages send the reader to
 // /login, fragments answer 401, a wrong token is refused and sets nothing;
 // the right one opens a session kept in an HttpOnly, SameSite=Strict
-// cookie. A token scoped to a repository sees only that one. /healthz,
-// /metrics and the webhook route are not guarded.
+// cookie. A token scoped to a repository sees only that one. The sign-in
+// page and the static assets are not guarded.
 func TestDashboardRequiresTokenByDefault(t *testing.T) {
 	d := newDashEnv(t, "")
 	ctx := context.Background()
@@ -42,7 +44,7 @@ func TestDashboardRequiresTokenByDefault(t *testing.T) {
 	if rec := d.do("GET", "/fragments/queues", nil); rec.Code != http.StatusUnauthorized {
 		t.Errorf("fragment without a token: %d", rec.Code)
 	}
-	for _, path := range []string{"/healthz", "/metrics", "/static/style.css", "/login"} {
+	for _, path := range []string{"/static/style.css", "/login"} {
 		if rec := d.do("GET", path, nil); rec.Code != http.StatusOK {
 			t.Errorf("GET %s: %d", path, rec.Code)
 		}
@@ -108,8 +110,9 @@ func allCleared(cookies []*http.Cookie) bool {
 
 // Over https the cookie is Secure.
 func TestDashboardCookieSecureOverHTTPS(t *testing.T) {
-	d := newDashEnv(t, DashboardToken)
-	d.app.cfg.Server.PublicURL = "https://mq.example"
+	d := newDashEnv(t, AccessToken)
+	d.cfg.PublicURL = "https://mq.example"
+	d.rewire()
 	secret, _, err := apitoken.Issue(context.Background(), d.store, "t", nil, nil, 0, d.now)
 	d.must(err)
 	rec := d.do("POST", "/login", url.Values{"token": {secret}})
@@ -119,8 +122,8 @@ func TestDashboardCookieSecureOverHTTPS(t *testing.T) {
 }
 
 // access: public shows every queue to anyone, and /login just goes back.
-func TestDashboardPublicWhenConfigured(t *testing.T) {
-	d := newDashEnv(t, DashboardPublic)
+func TestAccessPublicWhenConfigured(t *testing.T) {
+	d := newDashEnv(t, AccessPublic)
 	d.queue("acme", "widgets", "main")
 	page := d.page("/")
 	wantIn(t, page, "acme/widgets")
@@ -132,27 +135,13 @@ func TestDashboardPublicWhenConfigured(t *testing.T) {
 	}
 }
 
-// The configuration accepts token and public, and names the key otherwise.
-func TestDashboardAccessConfig(t *testing.T) {
-	c := &Config{}
-	c.applyDefaults()
-	if c.Dashboard.Access != DashboardToken {
-		t.Errorf("default access %q", c.Dashboard.Access)
-	}
-	c.Dashboard.Access = "everyone"
-	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), `dashboard.access: "everyone" is not one of token, github, public`) {
-		t.Errorf("bad access: %v", err)
-	}
-}
-
 // An unknown, a revoked and an expired token get the same refusal from the
 // sign-in form and from pages asked with x-api-token; the log tells them
 // apart, naming the token, never quoting the secret.
 func TestDashboardRefusalsLookAlike(t *testing.T) {
-	d := newDashEnv(t, DashboardToken)
-	var logs syncBuffer
-	d.app.log = zerolog.New(&logs)
-	d.mux = d.app.routes(http.NotFoundHandler(), http.NotFoundHandler())
+	d := newDashEnv(t, AccessToken)
+	var logs bytes.Buffer
+	d.log = zerolog.New(&logs)
 	ctx := context.Background()
 	revoked, tok, err := apitoken.Issue(ctx, d.store, "gone", nil, nil, 0, d.now)
 	d.must(err)
@@ -195,7 +184,7 @@ func TestDashboardRefusalsLookAlike(t *testing.T) {
 // A read-only token reads the dashboard: signed in through the form, or
 // with x-api-token.
 func TestDashboardAcceptsReadOnlyToken(t *testing.T) {
-	d := newDashEnv(t, DashboardToken)
+	d := newDashEnv(t, AccessToken)
 	d.queue("acme", "widgets", "main")
 	secret, tok, err := apitoken.Issue(context.Background(), d.store, "viewer", nil, nil, 0, d.now, apitoken.ReadOnly())
 	d.must(err)
@@ -210,4 +199,12 @@ func TestDashboardAcceptsReadOnlyToken(t *testing.T) {
 	}
 	c := rec.Result().Cookies()[0]
 	wantIn(t, d.page("/", "Cookie", c.Name+"="+c.Value), "acme/widgets", "token viewer")
+}
+
+// Scripts read the dashboard with the header the REST API takes its token
+// from.
+func TestTokenHeaderIsTheAPIs(t *testing.T) {
+	if tokenHeader != api.TokenHeader {
+		t.Errorf("the dashboard reads tokens from %q, the API from %q", tokenHeader, api.TokenHeader)
+	}
 }

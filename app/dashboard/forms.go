@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"errors"
@@ -25,10 +25,10 @@ const formContentType = "application/x-www-form-urlencoded"
 // configured public URL's origin (for a proxy that rewrites Host). Requests
 // without either header (scripts, curl) are let through, as
 // http.CrossOriginProtection does.
-func (a *App) crossOrigin() *http.CrossOriginProtection {
+func (d *Dashboard) crossOrigin() *http.CrossOriginProtection {
 	p := http.NewCrossOriginProtection()
-	if a.cfg != nil && a.cfg.Server.PublicURL != "" {
-		if origin, ok := urlOrigin(a.cfg.Server.PublicURL); ok {
+	if d.cfg.PublicURL != "" {
+		if origin, ok := urlOrigin(d.cfg.PublicURL); ok {
 			// Refused only for a malformed host; Host and Sec-Fetch-Site
 			// still protect then.
 			_ = p.AddTrustedOrigin(origin)

@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"crypto/sha256"
@@ -13,30 +13,30 @@ import (
 // queuesFragment renders the queue views alone (all queues the viewer may
 // read, or those of ?repo=owner/name), for live.js to swap in without a
 // full reload (see renderFragment).
-func (a *App) queuesFragment(w http.ResponseWriter, r *http.Request) {
+func (d *Dashboard) queuesFragment(w http.ResponseWriter, r *http.Request) {
 	var only *queue.Repo
 	if full := r.URL.Query().Get("repo"); full != "" {
 		owner, name, _ := strings.Cut(full, "/")
-		repo, ok := a.repoNamed(owner, name)
+		repo, ok := d.repoNamed(owner, name)
 		if !ok {
 			http.Error(w, "repo: "+full+" is not owner/name", http.StatusBadRequest)
 			return
 		}
 		only = &repo
 	}
-	repos, err := a.visibleQueues(r.Context(), viewerFrom(r.Context()), only)
+	repos, err := d.visibleQueues(r.Context(), viewerFrom(r.Context()), only)
 	if err != nil {
 		internalError(w, r, "dashboard: failed to read the queues", err)
 		return
 	}
-	a.renderFragment(w, r, homeTmpl, "queues", map[string]any{"Repos": repos})
+	d.renderFragment(w, r, homeTmpl, "queues", map[string]any{"Repos": repos})
 }
 
 // renderFragment renders a part of a page for live.js. Its ETag is a hash
 // of the rendering: a poll with a matching If-None-Match gets 304, so an
 // idle dashboard transfers nothing.
-func (a *App) renderFragment(w http.ResponseWriter, r *http.Request, tmpl *template.Template, name string, data any) {
-	body, ok := a.execute(w, r, tmpl, name, data)
+func (d *Dashboard) renderFragment(w http.ResponseWriter, r *http.Request, tmpl *template.Template, name string, data any) {
+	body, ok := d.execute(w, r, tmpl, name, data)
 	if !ok {
 		return
 	}

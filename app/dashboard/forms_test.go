@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"bufio"
@@ -174,7 +174,7 @@ func TestSignInFormLimits(t *testing.T) {
 // 403 and changes nothing; the dashboard's own form, a script without
 // browser headers and the configured public URL's origin get through.
 func TestSignInFormsRefuseCrossOrigin(t *testing.T) {
-	d := newDashEnv(t, DashboardToken)
+	d := newDashEnv(t, AccessToken)
 	secret, _, err := apitoken.Issue(context.Background(), d.store, "t", nil, nil, 0, d.now)
 	d.must(err)
 	form := url.Values{"token": {secret}}

@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"context"
@@ -31,15 +31,18 @@ func newOAuthDashEnv(t *testing.T) (*dashEnv, *fakegithub.Server) {
 	if err := fake.SetPermission("acme", "widgets", "alice", "read"); err != nil {
 		t.Fatal(err)
 	}
-	d := newDashEnv(t, DashboardGitHub)
-	cfg := d.app.cfg
-	cfg.GitHub.WebURL, cfg.GitHub.V3APIURL, cfg.GitHub.V4APIURL = fake.URL(), fake.URL()+"/", fake.URL()+"/graphql"
-	cfg.Dashboard.GitHub.ClientID, cfg.Dashboard.GitHub.ClientSecret = fake.OAuthClient()
-	d.app.gh, err = githubx.New(githubx.Config{V3APIURL: cfg.GitHub.V3APIURL, V4APIURL: cfg.GitHub.V4APIURL, WebURL: cfg.GitHub.WebURL,
-		AppID: fake.AppID(), PrivateKey: fake.AppPrivateKeyPEM(), Host: "github.com"}, githubx.WithObserver(d.app.metrics.github))
+	d := newDashEnv(t, AccessToken)
+	gh, err := githubx.New(githubx.Config{V3APIURL: fake.URL() + "/", V4APIURL: fake.URL() + "/graphql", WebURL: fake.URL(),
+		AppID: fake.AppID(), PrivateKey: fake.AppPrivateKeyPEM(), Host: "github.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	id, secret := fake.OAuthClient()
+	if d.signIn, err = gh.SignIn(githubx.OAuthConfig{ClientID: id, ClientSecret: secret, RedirectURL: CallbackURL(d.cfg.PublicURL)}); err != nil {
+		t.Fatal(err)
+	}
+	d.cfg.Access, d.cfg.WebURL = AccessGitHub, fake.URL()
+	d.rewire()
 	d.queue("acme", "widgets", "main")
 	d.queue("acme", "secret", "main")
 	return d, fake
@@ -75,7 +78,7 @@ func signInWithGitHub(t *testing.T, d *dashEnv, login, next string) *http.Respon
 // A GitHub user signs in through the App's OAuth and sees the queues of
 // the repositories they can read, not the others; a forged state, a
 // tampered or expired session sign nobody in.
-func TestDashboardGitHubSignIn(t *testing.T) {
+func TestAccessGitHubSignIn(t *testing.T) {
 	d, _ := newOAuthDashEnv(t)
 	login := d.page("/login")
 	wantIn(t, login, `href="/login/github?next=%2f"`, "Sign in with GitHub", `name="token"`)
@@ -140,28 +143,18 @@ func sessionCookies(res *http.Response) []*http.Cookie {
 	return out
 }
 
-// Without access github the OAuth routes do not exist; with it, the client
-// ID and secret are required.
+// Without access github the OAuth routes do not exist; with it, a
+// dashboard needs GitHub's side of the sign-in.
 func TestDashboardGitHubConfig(t *testing.T) {
-	d := newDashEnv(t, DashboardToken)
+	d := newDashEnv(t, AccessToken)
 	if rec := d.do("GET", "/login/github", nil); rec.Code != http.StatusNotFound {
 		t.Errorf("/login/github with access token: %d", rec.Code)
 	}
-	c := &Config{Dashboard: DashboardConfig{Access: DashboardGitHub}}
-	c.applyDefaults()
-	err := c.Validate()
-	if err == nil || !strings.Contains(err.Error(), "dashboard.github.client_id is required") ||
-		!strings.Contains(err.Error(), "dashboard.github.client_secret is required") {
-		t.Errorf("github access without a client: %v", err)
+	if _, err := New(Config{Access: AccessGitHub}, Ports{Reads: testReads{}, Sessions: testSessions{}, Tokens: d.store}); err == nil {
+		t.Error("New with access github and no sign-in succeeded")
 	}
-	c, err = LoadConfig("", func(k string) string {
-		if k == EnvDashboardClientSecret {
-			return "s3cret"
-		}
-		return ""
-	})
-	if err != nil || c.Dashboard.GitHub.ClientSecret != "s3cret" {
-		t.Errorf("client secret from the environment: %+v, %v", c.Dashboard, err)
+	if _, err := New(Config{Access: "everyone"}, Ports{Reads: testReads{}, Sessions: testSessions{}, Tokens: d.store}); err == nil {
+		t.Error("New with access everyone succeeded")
 	}
 }
 
@@ -194,7 +187,8 @@ func TestGitHubSessionIsServerSide(t *testing.T) {
 
 	res = signInWithGitHub(t, d, "alice", "/")
 	cookie = sessionCookies(res)[0].Name + "=" + sessionCookies(res)[0].Value
-	d.app.cfg.Dashboard.Access = DashboardToken
+	d.cfg.Access = AccessToken
+	d.rewire()
 	if d.signedIn(cookie) {
 		t.Error("a GitHub session still opens the dashboard once access is token")
 	}
@@ -255,7 +249,7 @@ func TestGitHubSignInCallsDoNotGrowWithQueues(t *testing.T) {
 // Past maxSignInListCalls GitHub calls, listing stops: the user sees the
 // repositories found so far, never more.
 func TestGitHubSignInListingIsBounded(t *testing.T) {
-	d := newDashEnv(t, DashboardGitHub)
+	d := newDashEnv(t, AccessToken)
 	d.queue("acme", "widgets", "main")
 	d.queue("acme", "never-listed", "main")
 	calls := 0
@@ -278,36 +272,24 @@ func TestGitHubSignInListingIsBounded(t *testing.T) {
 		fmt.Fprintf(w, `{"total_count":1000000,"repositories":[%s]}`, strings.Join(repos, ","))
 	}))
 	defer gh.Close()
-	client, err := githubx.New(githubx.Config{V3APIURL: gh.URL + "/", AppID: 1, PrivateKey: []byte(pkcs1PEM())})
+	key, _, err := fakegithub.GenerateAppKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	signIn, err := client.SignIn(githubx.OAuthConfig{ClientID: "Iv1.x", ClientSecret: "s"})
+	client, err := githubx.New(githubx.Config{V3APIURL: gh.URL + "/", AppID: 1, PrivateKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}
-	repos, err := d.app.readableRepos(context.Background(), signIn, "ghu_token")
+	if d.signIn, err = client.SignIn(githubx.OAuthConfig{ClientID: "Iv1.x", ClientSecret: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	d.cfg.Access = AccessGitHub
+	d.rewire()
+	repos, err := d.dash.readableRepos(context.Background(), "ghu_token")
 	if err != nil || strings.Join(repos, ",") != "acme/widgets" {
 		t.Errorf("readableRepos = %v, %v; want what was found: acme/widgets", repos, err)
 	}
 	if calls != maxSignInListCalls {
 		t.Errorf("%d GitHub calls, want the bound %d", calls, maxSignInListCalls)
-	}
-}
-
-// The GitHub calls of a sign-in are githubx's: the code exchange, GET /user
-// and the listings are counted in mq_github_requests_total under their
-// endpoint templates, like every other call to GitHub.
-func TestGitHubSignInCallsAreCounted(t *testing.T) {
-	d, _ := newOAuthDashEnv(t)
-	if res := signInWithGitHub(t, d, "alice", "/"); res.StatusCode != http.StatusOK {
-		t.Fatalf("sign-in: %d", res.StatusCode)
-	}
-	fams := gather(t, d.app.metrics.registry)
-	for _, c := range []struct{ method, endpoint string }{
-		{"POST", "/login/oauth/access_token"}, {"GET", "/user"}, {"GET", "/user/installations"},
-		{"GET", "/user/installations/{installation_id}/repositories"},
-	} {
-		wantValue(t, fams, "mq_github_requests_total", map[string]string{"method": c.method, "endpoint": c.endpoint, "status": "200"}, 1)
 	}
 }

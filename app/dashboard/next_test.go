@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"context"
@@ -88,7 +88,7 @@ func FuzzSafeNext(f *testing.F) {
 func TestSignInRedirectsStayOnTheDashboard(t *testing.T) {
 	evil := []string{"/\t/evil.example", "/\n/evil.example", "/\\evil.example", "//evil.example", "/\r\n/evil.example", "\\\\evil.example"}
 
-	d := newDashEnv(t, DashboardToken)
+	d := newDashEnv(t, AccessToken)
 	secret, _, err := apitoken.Issue(context.Background(), d.store, "t", nil, nil, 0, d.now)
 	d.must(err)
 	for _, next := range evil {
@@ -102,7 +102,7 @@ func TestSignInRedirectsStayOnTheDashboard(t *testing.T) {
 		}
 	}
 
-	pub := newDashEnv(t, DashboardPublic)
+	pub := newDashEnv(t, AccessPublic)
 	for _, next := range evil {
 		rec := pub.do("GET", "/login?next="+url.QueryEscape(next), nil)
 		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/" {

@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"context"
@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/engine"
-	"github.com/mergequeue/mq/queue/service"
 )
 
 // repoView is one repository and its queues.
@@ -72,7 +70,7 @@ type checkView struct {
 // chain (0 when not testing).
 type entryView struct {
 	E         *queue.Entry
-	Est       engine.Estimate
+	Est       Estimate
 	Page      string
 	URL       string
 	AuthorURL string
@@ -89,8 +87,8 @@ const dashboardEvents = 30
 
 // visibleQueues returns the queues the viewer may read, of repo only when
 // repo is set, grouped by repository in queue-ID order.
-func (a *App) visibleQueues(ctx context.Context, v viewer, repo *queue.Repo) ([]repoView, error) {
-	queues, err := a.store.ListQueues(ctx)
+func (d *Dashboard) visibleQueues(ctx context.Context, v viewer, repo *queue.Repo) ([]repoView, error) {
+	queues, err := d.reads.ListQueues(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list queues: %w", err)
 	}
@@ -101,7 +99,7 @@ func (a *App) visibleQueues(ctx context.Context, v viewer, repo *queue.Repo) ([]
 		if !v.Allows(r) || repo != nil && r.Fold() != repo.Fold() {
 			continue
 		}
-		qv, err := a.queueView(ctx, q)
+		qv, err := d.queueView(ctx, q)
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +107,7 @@ func (a *App) visibleQueues(ctx context.Context, v viewer, repo *queue.Repo) ([]
 		if !ok {
 			i = len(out)
 			index[r.Fold()] = i
-			out = append(out, repoView{Repo: r, Page: repoPagePath(r), URL: a.links(r).repo(r)})
+			out = append(out, repoView{Repo: r, Page: repoPagePath(r), URL: d.links(r).repo(r)})
 		}
 		out[i].Queues = append(out[i].Queues, qv)
 	}
@@ -126,30 +124,25 @@ func queuePagePath(q *queue.Queue, page string) string {
 // then those not ready yet), open runs in the order of their first entry,
 // with their members, required checks and test PR, and the decisions of the
 // last day.
-func (a *App) queueView(ctx context.Context, q *queue.Queue) (*queueView, error) {
-	repo, gh, now := q.Key.Repo, a.links(q.Key.Repo), a.clock()
+func (d *Dashboard) queueView(ctx context.Context, q *queue.Queue) (*queueView, error) {
+	repo, gh, now := q.Key.Repo, d.links(q.Key.Repo), d.clock()
 	qv := &queueView{Queue: q, BranchURL: gh.tree(repo, q.Key.Branch),
 		HistoryPage: queuePagePath(q, "history"), ChartsPage: queuePagePath(q, "charts")}
-	entries, err := a.store.ListActiveEntries(ctx, q.ID)
+	entries, err := d.reads.ListActiveEntries(ctx, q.ID)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list entries of %s: %w", q.Key, err)
 	}
-	ests, err := a.svc.Estimates(ctx, q)
+	ests, err := d.reads.Estimates(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("failed to estimate %s: %w", q.Key, err)
 	}
-	ordered := (&engine.Snapshot{Entries: entries}).Ordered()
-	for _, e := range entries {
-		if !e.Admitted() {
-			ordered = append(ordered, e)
-		}
-	}
+	ordered := inQueueOrder(entries, ests)
 	byID := map[string]*queue.Entry{}
 	rank := map[string]int{}
 	for i, e := range ordered {
 		byID[e.ID], rank[e.ID] = e, i
 	}
-	runs, err := a.store.ListOpenRuns(ctx, q.ID)
+	runs, err := d.reads.ListOpenRuns(ctx, q.ID)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list runs of %s: %w", q.Key, err)
 	}
@@ -159,7 +152,7 @@ func (a *App) queueView(ctx context.Context, q *queue.Queue) (*queueView, error)
 	sort.SliceStable(runs, func(i, j int) bool { return rank[runs[i].EntryIDs[0]] < rank[runs[j].EntryIDs[0]] })
 	unitOf := map[string]int{}
 	for _, run := range runs {
-		u, err := a.unitView(ctx, q, run, byID, ests)
+		u, err := d.unitView(ctx, q, run, byID, ests)
 		if err != nil {
 			return nil, err
 		}
@@ -171,33 +164,49 @@ func (a *App) queueView(ctx context.Context, q *queue.Queue) (*queueView, error)
 		}
 	}
 	for _, e := range ordered {
-		ev := entryView{E: e, Est: ests[e.ID], Page: service.PRPagePath(repo, e.PRNumber),
+		ev := entryView{E: e, Est: ests[e.ID], Page: PRPagePath(repo, e.PRNumber),
 			URL: gh.pull(repo, e.PRNumber), Unit: unitOf[e.ID]}
 		ev.AuthorURL = gh.user(e.PR.Author)
 		qv.Entries = append(qv.Entries, ev)
 	}
-	events, err := a.store.ListEvents(ctx, q.ID, now.Add(-24*time.Hour))
+	events, err := d.reads.ListEvents(ctx, q.ID, now.Add(-24*time.Hour))
 	if err != nil {
 		return nil, fmt.Errorf("failed to list events of %s: %w", q.Key, err)
 	}
 	events = events[max(len(events)-dashboardEvents, 0):]
 	slices.Reverse(events)
 	for _, ev := range events {
-		qv.Events = append(qv.Events, eventView{Event: ev, Page: service.PRPagePath(repo, ev.PRNumber)})
+		qv.Events = append(qv.Events, eventView{Event: ev, Page: PRPagePath(repo, ev.PRNumber)})
 	}
 	return qv, nil
 }
 
+// inQueueOrder is entries as the queue orders them: those with a position
+// (the admitted ones, as the queue's estimates place them), then the others
+// (not admitted yet) in the order given.
+func inQueueOrder(entries []*queue.Entry, ests map[string]Estimate) []*queue.Entry {
+	var placed, others []*queue.Entry
+	for _, e := range entries {
+		if ests[e.ID].Position > 0 {
+			placed = append(placed, e)
+		} else {
+			others = append(others, e)
+		}
+	}
+	sort.SliceStable(placed, func(i, j int) bool { return ests[placed[i].ID].Position < ests[placed[j].ID].Position })
+	return append(placed, others...)
+}
+
 // unitView describes one open run.
-func (a *App) unitView(ctx context.Context, q *queue.Queue, run *queue.TestRun, byID map[string]*queue.Entry,
-	ests map[string]engine.Estimate) (unitView, error) {
-	repo, gh := q.Key.Repo, a.links(q.Key.Repo)
+func (d *Dashboard) unitView(ctx context.Context, q *queue.Queue, run *queue.TestRun, byID map[string]*queue.Entry,
+	ests map[string]Estimate) (unitView, error) {
+	repo, gh := q.Key.Repo, d.links(q.Key.Repo)
 	u := unitView{Run: run, Batch: len(run.EntryIDs) > 1, Since: run.CreatedAt}
 	if !run.StartedAt.IsZero() {
 		u.Since = run.StartedAt
 	}
 	for i, n := range run.PRNumbers {
-		m := prLink{Number: n, URL: gh.pull(repo, n), Page: service.PRPagePath(repo, n)}
+		m := prLink{Number: n, URL: gh.pull(repo, n), Page: PRPagePath(repo, n)}
 		if i < len(run.EntryIDs) {
 			if e := byID[run.EntryIDs[i]]; e != nil {
 				m.Title = e.PR.Title
@@ -214,7 +223,7 @@ func (a *App) unitView(ctx context.Context, q *queue.Queue, run *queue.TestRun, 
 	for _, id := range run.Ahead {
 		if e := byID[id]; e != nil {
 			u.Ahead = append(u.Ahead, prLink{Number: e.PRNumber, Title: e.PR.Title,
-				URL: gh.pull(repo, e.PRNumber), Page: service.PRPagePath(repo, e.PRNumber)})
+				URL: gh.pull(repo, e.PRNumber), Page: PRPagePath(repo, e.PRNumber)})
 		}
 	}
 	if run.Branch != "" {
@@ -223,7 +232,7 @@ func (a *App) unitView(ctx context.Context, q *queue.Queue, run *queue.TestRun, 
 	if run.SHA != "" {
 		u.CommitURL = gh.commit(repo, run.SHA)
 	}
-	switch rs, err := a.store.GetRunSurface(ctx, run.ID); {
+	switch rs, err := d.reads.GetRunSurface(ctx, run.ID); {
 	case err == nil && rs.PRNumber > 0:
 		u.TestPR, u.TestPRURL = rs.PRNumber, gh.pull(repo, rs.PRNumber)
 	case err != nil && !errors.Is(err, queue.ErrNotFound):
@@ -232,7 +241,7 @@ func (a *App) unitView(ctx context.Context, q *queue.Queue, run *queue.TestRun, 
 	var recorded []queue.CheckResult
 	if run.SHA != "" {
 		var err error
-		if recorded, err = a.store.ListChecks(ctx, repo, run.SHA); err != nil {
+		if recorded, err = d.reads.ListChecks(ctx, repo, run.SHA); err != nil {
 			return u, fmt.Errorf("failed to list checks of run %s: %w", run.ID, err)
 		}
 	}

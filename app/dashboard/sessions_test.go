@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 	"github.com/mergequeue/mq/queue"
 )
 
-// signIn posts the token to /login and returns the Cookie header of the
+// signInWith posts the token to /login and returns the Cookie header of the
 // session it opened.
-func (d *dashEnv) signIn(secret string) string {
+func (d *dashEnv) signInWith(secret string) string {
 	d.t.Helper()
 	rec := d.do("POST", "/login", url.Values{"token": {secret}})
 	for _, c := range rec.Result().Cookies() {
@@ -45,12 +45,12 @@ func (d *dashEnv) signedIn(cookie string) bool {
 // The cookie holds a random session id, not the token; the database holds
 // only the id's hash, with the token the session was opened with.
 func TestSessionCookieIsARandomID(t *testing.T) {
-	d := newDashEnv(t, DashboardToken)
+	d := newDashEnv(t, AccessToken)
 	secret, tok, err := apitoken.Issue(context.Background(), d.store, "t", nil, nil, 0, d.now)
 	d.must(err)
 	seen := map[string]bool{}
 	for range 3 {
-		cookie := d.signIn(secret)
+		cookie := d.signInWith(secret)
 		id := strings.TrimPrefix(cookie, sessionCookie+"=")
 		raw, err := base64.RawURLEncoding.DecodeString(id)
 		if err != nil || len(raw) < 16 || strings.Contains(id, secret) || seen[id] {
@@ -70,10 +70,10 @@ func TestSessionCookieIsARandomID(t *testing.T) {
 // Signing out ends the session on the server: the same cookie, replayed,
 // no longer opens the dashboard. Another session of the token lives on.
 func TestLogoutRevokesTheSession(t *testing.T) {
-	d := newDashEnv(t, DashboardToken)
+	d := newDashEnv(t, AccessToken)
 	secret, _, err := apitoken.Issue(context.Background(), d.store, "t", nil, nil, 0, d.now)
 	d.must(err)
-	cookie, other := d.signIn(secret), d.signIn(secret)
+	cookie, other := d.signInWith(secret), d.signInWith(secret)
 	if !d.signedIn(cookie) {
 		t.Fatal("not signed in after sign-in")
 	}
@@ -91,11 +91,11 @@ func TestLogoutRevokesTheSession(t *testing.T) {
 
 // A session opened with a token ends when the token is revoked or expires.
 func TestSessionEndsWithItsToken(t *testing.T) {
-	d := newDashEnv(t, DashboardToken)
+	d := newDashEnv(t, AccessToken)
 	ctx := context.Background()
 	secret, tok, err := apitoken.Issue(ctx, d.store, "revoked", nil, nil, 0, d.now)
 	d.must(err)
-	cookie := d.signIn(secret)
+	cookie := d.signInWith(secret)
 	d.must(d.store.RevokeToken(ctx, tok.ID, d.now))
 	if d.signedIn(cookie) {
 		t.Error("a session of a revoked token still opens the dashboard")
@@ -103,7 +103,7 @@ func TestSessionEndsWithItsToken(t *testing.T) {
 
 	short, _, err := apitoken.Issue(ctx, d.store, "short", nil, nil, time.Hour, d.now)
 	d.must(err)
-	cookie = d.signIn(short)
+	cookie = d.signInWith(short)
 	d.now = d.now.Add(59 * time.Minute)
 	if !d.signedIn(cookie) {
 		t.Error("a session of a live token ended")
@@ -117,10 +117,10 @@ func TestSessionEndsWithItsToken(t *testing.T) {
 // A session opened with a token ends after tokenSessionIdle unused, and
 // tokenSessionMax after sign-in however it is used.
 func TestTokenSessionLifetime(t *testing.T) {
-	d := newDashEnv(t, DashboardToken)
+	d := newDashEnv(t, AccessToken)
 	secret, _, err := apitoken.Issue(context.Background(), d.store, "t", nil, nil, 0, d.now)
 	d.must(err)
-	idle := d.signIn(secret)
+	idle := d.signInWith(secret)
 	d.now = d.now.Add(tokenSessionIdle - time.Minute)
 	if !d.signedIn(idle) {
 		t.Fatal("session ended before its idle limit")
@@ -135,7 +135,7 @@ func TestTokenSessionLifetime(t *testing.T) {
 	}
 
 	start := d.now
-	kept := d.signIn(secret)
+	kept := d.signInWith(secret)
 	for d.now.Before(start.Add(tokenSessionMax - tokenSessionIdle)) {
 		d.now = d.now.Add(tokenSessionIdle - time.Hour)
 		if !d.signedIn(kept) {
@@ -151,7 +151,7 @@ func TestTokenSessionLifetime(t *testing.T) {
 // The raw token of the former sign-in cookie is no longer accepted, and
 // the browser is told to forget it.
 func TestLegacyTokenCookieIsRefused(t *testing.T) {
-	d := newDashEnv(t, DashboardToken)
+	d := newDashEnv(t, AccessToken)
 	secret, _, err := apitoken.Issue(context.Background(), d.store, "t", nil, nil, 0, d.now)
 	d.must(err)
 	rec := d.do("GET", "/", nil, "Cookie", "mq_dashboard="+secret)
@@ -161,22 +161,5 @@ func TestLegacyTokenCookieIsRefused(t *testing.T) {
 	}
 	if rec.Code != http.StatusSeeOther || !cleared {
 		t.Errorf("legacy cookie: %d, cookies %v; want a redirect that clears it", rec.Code, rec.Result().Cookies())
-	}
-}
-
-// Retention deletes the sessions that ended and keeps the live ones.
-func TestRetentionPrunesEndedSessions(t *testing.T) {
-	d := newDashEnv(t, DashboardToken)
-	secret, _, err := apitoken.Issue(context.Background(), d.store, "t", nil, nil, 0, d.now)
-	d.must(err)
-	old := strings.TrimPrefix(d.signIn(secret), sessionCookie+"=")
-	d.now = d.now.Add(tokenSessionIdle)
-	live := strings.TrimPrefix(d.signIn(secret), sessionCookie+"=")
-	d.app.pruneSessions(context.Background())
-	if _, err := d.store.Session(context.Background(), sessionHash(old)); !errors.Is(err, queue.ErrNotFound) {
-		t.Errorf("an idle session was kept: %v", err)
-	}
-	if _, err := d.store.Session(context.Background(), sessionHash(live)); err != nil {
-		t.Errorf("a live session was pruned: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"sort"
 	"time"
 
 	"github.com/mergequeue/mq/queue"
@@ -104,34 +103,9 @@ func (s *Snapshot) Run(id string) *queue.TestRun {
 	return s.index().runs[id]
 }
 
-// Ordered returns the admitted entries in queue order (SPEC §5.1): first
-// the entries whose tests started (frozen, in Position order), then the
-// others by priority value and admission sequence.
-func (s *Snapshot) Ordered() []*queue.Entry {
-	var out []*queue.Entry
-	for _, e := range s.Entries {
-		if e.Admitted() {
-			out = append(out, e)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return entryLess(out[i], out[j]) })
-	return out
-}
-
-func entryLess(a, b *queue.Entry) bool {
-	if af, bf := a.Position > 0, b.Position > 0; af != bf {
-		return af
-	} else if af && a.Position != b.Position {
-		return a.Position < b.Position
-	}
-	if a.PriorityValue != b.PriorityValue {
-		return a.PriorityValue < b.PriorityValue
-	}
-	if a.Seq != b.Seq {
-		return a.Seq < b.Seq
-	}
-	return a.PRNumber < b.PRNumber
-}
+// Ordered returns the admitted entries in queue order (queue.InQueueOrder,
+// SPEC §5.1).
+func (s *Snapshot) Ordered() []*queue.Entry { return queue.InQueueOrder(s.Entries) }
 
 // chainOf is the single-mode chain of the ordered admitted entries: them
 // without the ones waiting on a conflicting entry ahead of them (SPEC §5.9),

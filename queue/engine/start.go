@@ -94,7 +94,7 @@ func batchAhead(us []unit) []*queue.Entry {
 			}
 		}
 	}
-	sort.SliceStable(all, func(i, j int) bool { return entryLess(all[i], all[j]) })
+	sort.SliceStable(all, func(i, j int) bool { return queue.AheadOf(all[i], all[j]) })
 	return all
 }
 

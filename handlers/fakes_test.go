@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/engine"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 // examplesDir holds GitHub's example payloads from octokit/webhooks (MIT, see
@@ -348,12 +348,12 @@ func (f *fakeService) AddNotice(_ context.Context, n queue.Notice) error {
 
 // Estimates places the active entries of the fake, in order, with a merge
 // time an hour apart each.
-func (f *fakeService) Estimates(_ context.Context, q *queue.Queue) (map[string]engine.Estimate, error) {
+func (f *fakeService) Estimates(_ context.Context, q *queue.Queue) (map[string]readside.Estimate, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := map[string]engine.Estimate{}
+	out := map[string]readside.Estimate{}
 	for i, e := range f.active {
-		out[e.ID] = engine.Estimate{Position: i + 1, Of: len(f.active),
+		out[e.ID] = readside.Estimate{Position: i + 1, Of: len(f.active),
 			MergeAt: time.Date(2026, 11, 23, 10+i, 0, 0, 0, time.UTC)}
 	}
 	return out, nil

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/engine"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 // Service is the part of *queue.Service the handlers use.
@@ -45,7 +45,7 @@ type Service interface {
 	AddNotice(ctx context.Context, n queue.Notice) error
 	// Estimates returns the positions and expected merge times of a
 	// queue's admitted entries.
-	Estimates(ctx context.Context, q *queue.Queue) (map[string]engine.Estimate, error)
+	Estimates(ctx context.Context, q *queue.Queue) (map[string]readside.Estimate, error)
 	// ClaimCommand claims a comment command for a delivery, durably: false
 	// if another delivery already acted on it (queue.CommandClaims).
 	ClaimCommand(ctx context.Context, c queue.CommandClaim) (bool, error)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/engine"
 )
 
 // MaxListTake is the largest page ListPullRequests serves.
@@ -35,7 +34,7 @@ func (s *Service) ListPullRequests(ctx context.Context, key queue.QueueKey, quer
 		return nil, fmt.Errorf("failed to list active entries of %s: %w", key, err)
 	}
 	position := map[string]int{}
-	for i, e := range (&engine.Snapshot{Entries: active}).Ordered() {
+	for i, e := range queue.InQueueOrder(active) {
 		position[e.ID] = i + 1
 	}
 	out := make([]*queue.SubmittedPR, 0, len(entries))

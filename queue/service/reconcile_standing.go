@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/engine"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 // view is what the PR of entry e is shown beyond the entry: its position
@@ -17,7 +17,7 @@ func (r *Reconciler) view(ctx context.Context, q *queue.Queue, e *queue.Entry) (
 	ests, ok := r.views[q.ID]
 	if !ok {
 		var err error
-		if ests, err = estimates(ctx, r.store, q, r.now()); err != nil {
+		if ests, err = readside.LoadEstimates(ctx, r.store, q, r.now()); err != nil {
 			return entryView{}, err
 		}
 		r.views[q.ID] = ests
@@ -111,23 +111,4 @@ func (r *Reconciler) refreshStandings(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// estimates computes a queue's positions and estimates (engine.Estimates)
-// from the store: its active entries, open runs and typical CI duration.
-func estimates(ctx context.Context, store queue.Store, q *queue.Queue, now time.Time) (map[string]engine.Estimate, error) {
-	entries, err := store.ListActiveEntries(ctx, q.ID)
-	if err != nil {
-		return nil, fmt.Errorf("failed to list entries of %s: %w", q.Key, err)
-	}
-	runs, err := store.ListOpenRuns(ctx, q.ID)
-	if err != nil {
-		return nil, fmt.Errorf("failed to list runs of %s: %w", q.Key, err)
-	}
-	recent, err := store.RecentRuns(ctx, q.ID, recentRunsForETA)
-	if err != nil {
-		return nil, fmt.Errorf("failed to list recent runs of %s: %w", q.Key, err)
-	}
-	snap := &engine.Snapshot{Queue: q, Entries: entries, Runs: runs}
-	return engine.Estimates(snap, engine.TypicalDuration(recent), now), nil
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/engine"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 // Reconciler brings GitHub to the state the store asks for: each entry's
@@ -46,7 +46,7 @@ type Reconciler struct {
 	// whole (5xx, timeouts, rate limits).
 	outage int
 	// views caches, for one pass, each queue's positions and estimates.
-	views map[int64]map[string]engine.Estimate
+	views map[int64]map[string]readside.Estimate
 	// cut holds, for one pass, the transient failures so far: the rows they
 	// hit (not tried again in the pass; still due), and how many came in a
 	// row without a success.
@@ -150,7 +150,7 @@ func (r *Reconciler) Pass(ctx context.Context) (time.Time, error) {
 }
 
 func (r *Reconciler) pass(ctx context.Context) error {
-	r.views = map[int64]map[string]engine.Estimate{}
+	r.views = map[int64]map[string]readside.Estimate{}
 	r.cut = passFailures{rows: map[string]bool{}}
 	err := r.passSteps(ctx)
 	return errors.Join(append(r.cut.errs, err)...)

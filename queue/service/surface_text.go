@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/engine"
+	"github.com/mergequeue/mq/queue/readside"
 	"github.com/mergequeue/mq/queue/textsafe"
 )
 
@@ -33,7 +33,7 @@ var stateWords = map[queue.EntryState]string{
 // entryView is what the PR is shown beyond the entry itself: where it
 // stands in the queue, its run, and links.
 type entryView struct {
-	est engine.Estimate // zero Position: not in the queue order
+	est readside.Estimate // zero Position: not in the queue order
 	// runURL links to the run testing the entry (its test PR, else its
 	// commit's checks on GitHub); "" when not testing.
 	runURL string

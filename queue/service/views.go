@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/engine"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 // QueueVersions is implemented by a store that counts its committed writes
@@ -79,13 +79,13 @@ type queueView struct {
 	ordered []*queue.Entry       // the admitted ones, in queue order
 	active  map[int]*queue.Entry // by PR number
 	runs    []*queue.TestRun     // open runs
-	typical time.Duration        // engine.TypicalDuration of the recent runs
+	typical time.Duration        // readside.TypicalDuration of the recent runs
 	snap    *QueueSnapshot       // q and ordered, handed out by QueueSnapshot
 
 	mu        sync.Mutex
 	described map[int]*queue.SubmittedPR // PR → description without position and ETA; nil = never submitted
 	estAt     time.Time                  // when ests was computed
-	ests      map[string]engine.Estimate
+	ests      map[string]readside.Estimate
 }
 
 // idOf returns the queue a key spelling resolved to.
@@ -214,12 +214,12 @@ func (s *Service) loadView(ctx context.Context, id int64, version uint64) (*queu
 	if err != nil {
 		return nil, fmt.Errorf("failed to list runs of %s: %w", q.Key, err)
 	}
-	recent, err := s.store.RecentRuns(ctx, id, recentRunsForETA)
+	recent, err := s.store.RecentRuns(ctx, id, readside.RecentRunsForETA)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list recent runs of %s: %w", q.Key, err)
 	}
-	v := &queueView{version: version, q: q, entries: entries, runs: runs, typical: engine.TypicalDuration(recent),
-		ordered: (&engine.Snapshot{Entries: entries}).Ordered(), active: make(map[int]*queue.Entry, len(entries)),
+	v := &queueView{version: version, q: q, entries: entries, runs: runs, typical: readside.TypicalDuration(recent),
+		ordered: queue.InQueueOrder(entries), active: make(map[int]*queue.Entry, len(entries)),
 		described: map[int]*queue.SubmittedPR{}}
 	for _, e := range entries {
 		v.active[e.PRNumber] = e
@@ -300,9 +300,9 @@ func (s *Service) submitted(ctx context.Context, v *queueView, pr int) (*queue.S
 // times in, so a burst of reads computes them once.
 const estimateReuse = time.Millisecond
 
-// estimates returns the view's estimates at now (engine.Estimates), or at
+// estimates returns the view's estimates at now (readside.Estimates), or at
 // an instant at most estimateReuse before it.
-func (v *queueView) estimates(now time.Time) map[string]engine.Estimate {
+func (v *queueView) estimates(now time.Time) map[string]readside.Estimate {
 	v.mu.Lock()
 	if d := now.Sub(v.estAt); v.ests != nil && d >= 0 && d < estimateReuse {
 		ests := v.ests
@@ -310,7 +310,7 @@ func (v *queueView) estimates(now time.Time) map[string]engine.Estimate {
 		return ests
 	}
 	v.mu.Unlock()
-	ests := engine.Estimates(&engine.Snapshot{Queue: v.q, Entries: v.entries, Runs: v.runs}, v.typical, now)
+	ests := readside.Estimates(v.q, v.entries, v.runs, v.typical, now)
 	v.mu.Lock()
 	v.estAt, v.ests = now, ests
 	v.mu.Unlock()

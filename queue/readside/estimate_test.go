@@ -1,11 +1,45 @@
-package engine
+package readside
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/mergequeue/mq/queue"
 )
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+// builder makes a queue's active entries and open runs for the estimate
+// tests.
+type builder struct {
+	q       *queue.Queue
+	entries []*queue.Entry
+	runs    []*queue.TestRun
+}
+
+func newQueue(concurrency int) *builder {
+	st := queue.DefaultSettings()
+	st.Concurrency = concurrency
+	return &builder{q: &queue.Queue{ID: 1, State: queue.QueueRunning, Settings: st}}
+}
+
+// entry adds an entry for PR n in state st with sequence n.
+func (b *builder) entry(n int, st queue.EntryState) *queue.Entry {
+	e := &queue.Entry{ID: fmt.Sprintf("e%d", n), QueueID: 1, PRNumber: n, PRSHA: fmt.Sprintf("sha%d", n),
+		State: st, PriorityValue: queue.DefaultPriority, Seq: int64(n), SubmittedAt: t0}
+	b.entries = append(b.entries, e)
+	return e
+}
+
+// run attaches a run started at t0 to entry e.
+func (b *builder) run(e *queue.Entry, status queue.RunStatus) *queue.TestRun {
+	r := &queue.TestRun{ID: "r-" + e.ID, QueueID: 1, EntryIDs: []string{e.ID}, PRNumbers: []int{e.PRNumber},
+		Status: status, StartedAt: t0}
+	e.RunID = r.ID
+	b.runs = append(b.runs, r)
+	return r
+}
 
 func TestTypicalDuration(t *testing.T) {
 	run := func(start, end time.Duration) *queue.TestRun {
@@ -38,29 +72,29 @@ func TestEstimates(t *testing.T) {
 		want map[int][2]time.Duration
 	}{
 		{"serial: one run at a time, in order", func(b *builder) {
-			b.s.Queue.Settings.Concurrency = 1
+			b.q.Settings.Concurrency = 1
 			e1 := b.entry(1, queue.StateTesting)
-			b.run(e1, queue.RunInProgress, "H0") // started at t0: ends at t0+10m
+			b.run(e1, queue.RunInProgress) // started at t0: ends at t0+10m
 			b.entry(2, queue.StatePending)
 			b.entry(3, queue.StatePending)
 		}, map[int][2]time.Duration{1: {10 * time.Minute, 1}, 2: {20 * time.Minute, 2}, 3: {30 * time.Minute, 3}}},
 		{"speculative: two slots, merges stay in order", func(b *builder) {
-			b.s.Queue.Settings.Concurrency = 2
+			b.q.Settings.Concurrency = 2
 			e1 := b.entry(1, queue.StateTesting)
-			b.run(e1, queue.RunInProgress, "H0")
+			b.run(e1, queue.RunInProgress)
 			b.entry(2, queue.StatePending) // a free slot: starts now, ends now+10m
 			b.entry(3, queue.StatePending) // the slot freed at t0+10m
 		}, map[int][2]time.Duration{1: {10 * time.Minute, 1}, 2: {14 * time.Minute, 2}, 3: {20 * time.Minute, 3}}},
 		{"batches share a run", func(b *builder) {
-			b.s.Queue.Settings.Concurrency = 1
-			b.s.Queue.Settings.Batch, b.s.Queue.Settings.BatchingMinSize = true, 2
+			b.q.Settings.Concurrency = 1
+			b.q.Settings.Batch, b.q.Settings.BatchingMinSize = true, 2
 			for n := 1; n <= 3; n++ {
 				b.entry(n, queue.StatePending)
 			}
 		}, map[int][2]time.Duration{1: {14 * time.Minute, 1}, 2: {14 * time.Minute, 2}, 3: {24 * time.Minute, 3}}},
 		{"a run that overran ends no earlier than now", func(b *builder) {
 			e1 := b.entry(1, queue.StateTesting)
-			r := b.run(e1, queue.RunInProgress, "H0")
+			r := b.run(e1, queue.RunInProgress)
 			r.StartedAt = t0.Add(-time.Hour)
 		}, map[int][2]time.Duration{1: {4 * time.Minute, 1}}},
 		{"tests passed: merges now", func(b *builder) {
@@ -74,13 +108,13 @@ func TestEstimates(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newSnap(1)
+			b := newQueue(1)
 			tc.build(b)
-			got := Estimates(b.s, d, now)
+			got := Estimates(b.q, b.entries, b.runs, d, now)
 			if len(got) != len(tc.want) {
 				t.Fatalf("%d estimates, want %d", len(got), len(tc.want))
 			}
-			for _, e := range b.s.Entries {
+			for _, e := range b.entries {
 				w := tc.want[e.PRNumber]
 				est := got[e.ID]
 				if est.Position != int(w[1]) || est.Of != len(tc.want) {
@@ -95,9 +129,9 @@ func TestEstimates(t *testing.T) {
 			}
 		})
 	}
-	b := newSnap(1)
+	b := newQueue(1)
 	b.entry(1, queue.StatePending)
-	if got := Estimates(b.s, 0, now)[b.s.Entries[0].ID]; got.Position != 1 || !got.MergeAt.IsZero() {
+	if got := Estimates(b.q, b.entries, b.runs, 0, now)[b.entries[0].ID]; got.Position != 1 || !got.MergeAt.IsZero() {
 		t.Errorf("without a typical duration: %+v, want a position and no time", got)
 	}
 }

@@ -1,6 +1,8 @@
-package engine
+package readside
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"time"
@@ -35,9 +37,42 @@ func TypicalDuration(runs []*queue.TestRun) time.Duration {
 	return ds[len(ds)/2]
 }
 
-// Estimates predicts, for every admitted entry, its position and when it
-// merges, from the queue's concurrency and its typical CI duration d (see
-// docs/eta.md). The model replays the queue in order: a run in progress
+// RecentRunsForETA is how many of a queue's latest successful runs set its
+// typical CI duration (TypicalDuration).
+const RecentRunsForETA = 20
+
+// EstimateStore is what LoadEstimates reads of a queue: its active
+// entries, open runs and recent successful runs (queue.Store's methods).
+type EstimateStore interface {
+	ListActiveEntries(ctx context.Context, queueID int64) ([]*queue.Entry, error)
+	ListOpenRuns(ctx context.Context, queueID int64) ([]*queue.TestRun, error)
+	RecentRuns(ctx context.Context, queueID int64, limit int) ([]*queue.TestRun, error)
+}
+
+// LoadEstimates reads a queue's active entries, open runs and typical CI
+// duration (of its RecentRunsForETA latest successful runs) from store and
+// returns Estimates at now. The reconciler (what PRs show on GitHub) and
+// Reads (the API, /mq status, the dashboard) both estimate through it.
+func LoadEstimates(ctx context.Context, store EstimateStore, q *queue.Queue, now time.Time) (map[string]Estimate, error) {
+	entries, err := store.ListActiveEntries(ctx, q.ID)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list entries of %s: %w", q.Key, err)
+	}
+	runs, err := store.ListOpenRuns(ctx, q.ID)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list runs of %s: %w", q.Key, err)
+	}
+	recent, err := store.RecentRuns(ctx, q.ID, RecentRunsForETA)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list recent runs of %s: %w", q.Key, err)
+	}
+	return Estimates(q, entries, runs, TypicalDuration(recent), now), nil
+}
+
+// Estimates predicts, for every admitted entry of q among entries (its
+// active entries, any order; runs are its open runs), its position and
+// when it merges, from the queue's concurrency and its typical CI duration
+// d (see docs/eta.md). The model replays the queue in order: a run in progress
 // ends at its start plus d (not before now); the entries behind take the
 // next free test slot in batches as the queue forms them, each run lasting
 // d; an entry merges when its run ends, and not before the entry ahead of
@@ -46,8 +81,8 @@ func TypicalDuration(runs []*queue.TestRun) time.Duration {
 // time. With d zero (no run finished yet) positions are given without
 // times. Entries waiting on a failure or a conflict get no time, and
 // neither do the entries behind them.
-func Estimates(s *Snapshot, d time.Duration, now time.Time) map[string]Estimate {
-	ordered := s.Ordered()
+func Estimates(q *queue.Queue, entries []*queue.Entry, runs []*queue.TestRun, d time.Duration, now time.Time) map[string]Estimate {
+	ordered := queue.InQueueOrder(entries)
 	out := make(map[string]Estimate, len(ordered))
 	for i, e := range ordered {
 		out[e.ID] = Estimate{Position: i + 1, Of: len(ordered)}
@@ -55,11 +90,11 @@ func Estimates(s *Snapshot, d time.Duration, now time.Time) map[string]Estimate 
 	if d <= 0 || len(ordered) == 0 {
 		return out
 	}
-	st := s.Queue.Settings
+	st := q.Settings
 	// When each test slot frees up.
 	var slots []time.Time
 	ends := map[string]time.Time{} // run ID → expected end
-	for _, r := range s.Runs {
+	for _, r := range runs {
 		if r.Status != queue.RunInProgress && r.Status != queue.RunBuilding {
 			continue
 		}

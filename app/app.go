@@ -20,6 +20,7 @@ import (
 	"github.com/mergequeue/mq/handlers/bodydeadline"
 	"github.com/mergequeue/mq/handlers/inbox"
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/readside"
 	"github.com/mergequeue/mq/queue/service"
 	"github.com/mergequeue/mq/queue/sqlite"
 )
@@ -47,6 +48,7 @@ type App struct {
 	store     *sqlite.Store
 	gh        *githubx.Client
 	svc       *service.Service
+	reads     *readside.Reads
 	workers   *Workers
 	processor *inbox.Processor
 	metrics   *metrics
@@ -103,18 +105,19 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 		PublicURL: cfg.Server.PublicURL, WebURL: gh.Config().WebURL, TestPRTitle: title,
 		OnTreeMismatch: a.metrics.treeMismatch,
 	})
+	a.reads = readside.New(store, readside.Options{Now: opts.Now})
 	a.workers.svc = a.svc
 	a.svc.Reconciler().SetObserver(m.reconciler)
 	if err := a.bootstrapQueues(ctx); err != nil {
 		_ = store.Close()
 		return nil, err
 	}
-	if a.dash, err = newDashboard(cfg, store, a.svc, gh, opts.Now); err != nil {
+	if a.dash, err = newDashboard(cfg, store, a.reads, gh, opts.Now); err != nil {
 		_ = store.Close()
 		return nil, err
 	}
 	hcfg := handlers.Config{Host: cfg.GitHub.Host, BotLogin: a.botLogin, CommandPrefix: cfg.Commands.Prefix}
-	a.processor = inbox.NewProcessor(store, handlers.New(hcfg, a.svc, gh), log,
+	a.processor = inbox.NewProcessor(store, handlers.New(hcfg, a.svc, a.reads, gh), log,
 		inbox.WithTransient(func(err error) bool { return errors.Is(err, queue.ErrTransient) }, 0), inbox.WithObserver(m.inbox))
 	receiver, err := inbox.NewReceiver(cfg.GitHub.App.WebhookSecret, store, a.processor.Wake,
 		inbox.WithReceiverLogger(log), inbox.WithReceiverObserver(m.inbox))
@@ -130,7 +133,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	a.notifier = notify.New(notifyStore{store}, notify.Options{Targets: targets, DetailsURL: strings.TrimRight(cfg.Server.PublicURL, "/") + "/",
 		Observer: m.outbox})
 	m.attach(a, store, opts.Version)
-	restAPI := api.New(a.svc, store, api.Options{Host: cfg.GitHub.Host, WebURL: cfg.GitHub.WebURL, Now: opts.Now, Logger: log})
+	restAPI := api.New(a.svc, a.reads, store, api.Options{Host: cfg.GitHub.Host, WebURL: cfg.GitHub.WebURL, Now: opts.Now, Logger: log})
 	a.handler = a.routes(receiver, restAPI)
 	log.Info().Str("app", slug).Str("bot", a.botLogin).Str("database", store.Path()).Msg("merge queue ready")
 	return a, nil
@@ -154,6 +157,9 @@ func (a *App) bootstrapQueues(ctx context.Context) error {
 // Service is the queue service (for the sandbox and tests).
 func (a *App) Service() *service.Service { return a.svc }
 
+// Reads is the queue's read side (for the sandbox and tests).
+func (a *App) Reads() *readside.Reads { return a.reads }
+
 // Store is the durable store (for the CLI and tests).
 func (a *App) Store() *sqlite.Store { return a.store }
 
@@ -165,7 +171,7 @@ func (a *App) Handler() http.Handler { return a.handler }
 func (a *App) Start(ctx context.Context) error {
 	ctx = a.log.WithContext(ctx)
 	a.workers.Start(ctx)
-	queues, err := a.svc.ListQueues(ctx)
+	queues, err := a.reads.ListQueues(ctx)
 	if err != nil {
 		return fmt.Errorf("failed to list queues: %w", err)
 	}

@@ -8,16 +8,16 @@ import (
 	"github.com/mergequeue/mq/app/dashboard"
 	"github.com/mergequeue/mq/githubx"
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/readside"
 	"github.com/mergequeue/mq/queue/sqlite"
 )
 
 // newDashboard wires the dashboard of cfg: its reads are the store's and
-// the service's estimates (storeReads), its sessions and tokens the
+// the read side's estimates (storeReads), its sessions and tokens the
 // store's, its GitHub sign-in (with dashboard.access github) gh's OAuth
 // web flow for the App's client.
-func newDashboard(cfg *Config, store *sqlite.Store, svc *service.Service, gh *githubx.Client, now func() time.Time) (*dashboard.Dashboard, error) {
-	ports := dashboard.Ports{Reads: storeReads{Store: store, svc: svc}, Sessions: sqliteSessions{store}, Tokens: store, Now: now}
+func newDashboard(cfg *Config, store *sqlite.Store, reads *readside.Reads, gh *githubx.Client, now func() time.Time) (*dashboard.Dashboard, error) {
+	ports := dashboard.Ports{Reads: storeReads{Store: store, reads: reads}, Sessions: sqliteSessions{store}, Tokens: store, Now: now}
 	if cfg.Dashboard.Access == DashboardGitHub {
 		if gh == nil {
 			return nil, fmt.Errorf("failed to set up the GitHub sign-in: no GitHub client")
@@ -38,18 +38,17 @@ func newDashboard(cfg *Config, store *sqlite.Store, svc *service.Service, gh *gi
 }
 
 // storeReads serves the dashboard's reads (dashboard.QueueReads) from the
-// store, and where entries stand from the service (the engine's
-// estimates), until the queue's read side serves them.
+// store, and where entries stand from the queue's read side.
 type storeReads struct {
 	*sqlite.Store
-	svc *service.Service
+	reads *readside.Reads
 }
 
 var _ dashboard.QueueReads = storeReads{}
 
-// Estimates are the service's estimates of q's admitted entries.
+// Estimates are the read side's estimates of q's admitted entries.
 func (r storeReads) Estimates(ctx context.Context, q *queue.Queue) (map[string]dashboard.Estimate, error) {
-	ests, err := r.svc.Estimates(ctx, q)
+	ests, err := r.reads.Estimates(ctx, q)
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func newRoutesEnv(t *testing.T, access DashboardAccess) *routesEnv {
 func (e *routesEnv) rewire() {
 	e.t.Helper()
 	var err error
-	if e.app.dash, err = newDashboard(e.app.cfg, e.store, e.app.svc, e.gh, e.app.now); err != nil {
+	if e.app.dash, err = newDashboard(e.app.cfg, e.store, e.app.reads, e.gh, e.app.now); err != nil {
 		e.t.Fatal(err)
 	}
 	e.mux = e.app.routes(http.NotFoundHandler(), http.NotFoundHandler())

@@ -22,7 +22,7 @@ var _ githubapp.EventHandler = (*CheckRunHandler)(nil)
 
 // NewCheckRunHandler builds the check_run handler.
 func NewCheckRunHandler(cfg Config, svc Service) *CheckRunHandler {
-	return &CheckRunHandler{newDeps(cfg, svc, nil)}
+	return &CheckRunHandler{newDeps(cfg, svc, nil, nil)}
 }
 
 // Handles implements githubapp.EventHandler.

@@ -15,6 +15,7 @@ import (
 	"github.com/mergequeue/mq/handlers"
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/memstore"
+	"github.com/mergequeue/mq/queue/readside"
 	"github.com/mergequeue/mq/queue/service"
 )
 
@@ -35,6 +36,7 @@ type commandWorld struct {
 	fake   *fakegithub.Server
 	store  *countingStore
 	svc    *service.Service
+	reads  *readside.Reads
 	h      *handlers.IssueCommentHandler
 	repo   queue.Repo
 	number int
@@ -69,7 +71,8 @@ func newCommandWorld(t *testing.T, settings queue.Settings, head string) *comman
 	if _, err := w.svc.CreateQueue(t.Context(), queue.QueueKey{Repo: w.repo, Branch: "main"}, settings); err != nil {
 		t.Fatal(err)
 	}
-	w.h = handlers.NewIssueCommentHandler(handlers.Config{}, w.svc, gh)
+	w.reads = readside.New(w.store, readside.Options{})
+	w.h = handlers.NewIssueCommentHandler(handlers.Config{}, w.svc, w.reads, gh)
 	return w
 }
 
@@ -104,7 +107,7 @@ func TestMergeCommandReadsEachThingOnce(t *testing.T) {
 	t.Parallel()
 	w := newCommandWorld(t, queue.DefaultSettings(), "feature")
 	prReads, queueReads := w.comment(t, "/mq merge")
-	entries, err := w.svc.ActiveEntries(t.Context(), w.repo, w.number)
+	entries, err := w.reads.ActiveEntries(t.Context(), w.repo, w.number)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +130,7 @@ func TestMergeCommandOnATestPRIsIgnored(t *testing.T) {
 	w := newCommandWorld(t, queue.DefaultSettings(), queue.DefaultTestBranchPrefix+"pr-1/run")
 	const permRoute = "GET /repos/{owner}/{repo}/collaborators/{user}/permission"
 	prReads, queueReads := w.comment(t, "/mq merge")
-	entries, err := w.svc.ActiveEntries(t.Context(), w.repo, w.number)
+	entries, err := w.reads.ActiveEntries(t.Context(), w.repo, w.number)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,22 +11,26 @@ import (
 	"github.com/mergequeue/mq/queue"
 )
 
-// deps is what every handler holds.
+// deps is what every handler holds (reads and gh are nil in the handlers
+// that need neither).
 type deps struct {
-	cfg Config
-	svc Service
-	gh  GitHub
+	cfg   Config
+	svc   Service
+	reads Reads
+	gh    GitHub
 }
 
-func newDeps(cfg Config, svc Service, gh GitHub) deps {
-	return deps{cfg: cfg.withDefaults(), svc: svc, gh: gh}
+func newDeps(cfg Config, svc Service, reads Reads, gh GitHub) deps {
+	return deps{cfg: cfg.withDefaults(), svc: svc, reads: reads, gh: gh}
 }
 
-// New returns every webhook handler, ready for inbox.NewProcessor.
-func New(cfg Config, svc Service, gh GitHub) []githubapp.EventHandler {
+// New returns every webhook handler, ready for inbox.NewProcessor: they
+// act through svc (the queue's use cases), look up and show through reads
+// (its read side) and authorise through gh.
+func New(cfg Config, svc Service, reads Reads, gh GitHub) []githubapp.EventHandler {
 	return []githubapp.EventHandler{
-		NewPullRequestHandler(cfg, svc, gh),
-		NewIssueCommentHandler(cfg, svc, gh),
+		NewPullRequestHandler(cfg, svc, reads, gh),
+		NewIssueCommentHandler(cfg, svc, reads, gh),
 		NewPushHandler(cfg, svc),
 		NewStatusHandler(cfg, svc),
 		NewCheckRunHandler(cfg, svc),
@@ -50,14 +54,14 @@ func (d deps) reply(ctx context.Context, key string, repo queue.Repo, number int
 // queueSettings returns the settings of the queue for key, or nil when no
 // such queue exists.
 func (d deps) queueSettings(ctx context.Context, key queue.QueueKey) (*queue.Settings, error) {
-	q, _, err := d.svc.GetQueue(ctx, key)
+	q, _, err := d.reads.GetQueue(ctx, key)
 	if errors.Is(err, queue.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	settings := q.Settings // the service's queue is shared: never hand out a pointer into it
+	settings := q.Settings // the read side's queue is shared: never hand out a pointer into it
 	return &settings, nil
 }
 

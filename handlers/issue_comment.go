@@ -28,8 +28,8 @@ type IssueCommentHandler struct{ deps }
 var _ githubapp.EventHandler = (*IssueCommentHandler)(nil)
 
 // NewIssueCommentHandler builds the issue_comment handler.
-func NewIssueCommentHandler(cfg Config, svc Service, gh GitHub) *IssueCommentHandler {
-	return &IssueCommentHandler{newDeps(cfg, svc, gh)}
+func NewIssueCommentHandler(cfg Config, svc Service, reads Reads, gh GitHub) *IssueCommentHandler {
+	return &IssueCommentHandler{newDeps(cfg, svc, reads, gh)}
 }
 
 // Handles implements githubapp.EventHandler.
@@ -219,17 +219,17 @@ func (h *IssueCommentHandler) restart(ctx context.Context, c commandCall, key qu
 }
 
 func (h *IssueCommentHandler) status(ctx context.Context, c commandCall) error {
-	entries, err := h.svc.ActiveEntries(ctx, c.repo, c.number)
+	entries, err := h.reads.ActiveEntries(ctx, c.repo, c.number)
 	if err != nil {
 		return fmt.Errorf("failed to list entries of pull request #%d: %w", c.number, err)
 	}
 	lines := make([]queuedEntry, 0, len(entries))
 	for _, e := range entries {
-		q, err := h.svc.QueueByID(ctx, e.QueueID)
+		q, err := h.reads.QueueByID(ctx, e.QueueID)
 		if err != nil {
 			return fmt.Errorf("failed to read queue %d: %w", e.QueueID, err)
 		}
-		ests, err := h.svc.Estimates(ctx, q)
+		ests, err := h.reads.Estimates(ctx, q)
 		if err != nil {
 			return fmt.Errorf("failed to estimate queue %s: %w", q.Key, err)
 		}

@@ -20,7 +20,7 @@ func TestReplayedCommentRunsOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			svc, gh := commentWorld()
-			h := NewIssueCommentHandler(testConfig(), svc, gh)
+			h := NewIssueCommentHandler(testConfig(), svc, svc, gh)
 			payload := prComment(t, "created.payload.json", tc.login, tc.body)
 			if err := h.Handle(context.Background(), "issue_comment", "delivery-1", payload); err != nil {
 				t.Fatal(err)
@@ -54,7 +54,7 @@ func TestReplayedCommentRunsOnce(t *testing.T) {
 func TestEditedCommentRunsNothing(t *testing.T) {
 	t.Parallel()
 	svc, gh := commentWorld()
-	h := NewIssueCommentHandler(testConfig(), svc, gh)
+	h := NewIssueCommentHandler(testConfig(), svc, svc, gh)
 	edited := patchJSON(t, prComment(t, "created.payload.json", "writer", "/mq merge"), func(m map[string]any) {
 		m["action"] = "edited"
 		m["changes"] = map[string]any{"body": map[string]any{"from": "LGTM"}}
@@ -73,7 +73,7 @@ func TestEditedCommentRunsNothing(t *testing.T) {
 func TestEachNewCommentRuns(t *testing.T) {
 	t.Parallel()
 	svc, gh := commentWorld()
-	h := NewIssueCommentHandler(testConfig(), svc, gh)
+	h := NewIssueCommentHandler(testConfig(), svc, svc, gh)
 	for i, id := range []float64{1001, 1002} {
 		payload := patchJSON(t, prComment(t, "created.payload.json", "writer", "/mq merge"), func(m map[string]any) {
 			obj(m, "comment")["id"] = id

@@ -76,7 +76,7 @@ func TestCommandMerge(t *testing.T) {
 			t.Parallel()
 			svc, gh := commentWorld()
 			svc.submitEr = tt.submitErr
-			h := NewIssueCommentHandler(testConfig(), svc, gh)
+			h := NewIssueCommentHandler(testConfig(), svc, svc, gh)
 			if err := h.Handle(context.Background(), "issue_comment", "d", prComment(t, "created.payload.json", tt.login, tt.body)); err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +104,7 @@ func TestCommandRefusalChangesNothing(t *testing.T) {
 		t.Run(body, func(t *testing.T) {
 			t.Parallel()
 			svc, gh := commentWorld()
-			h := NewIssueCommentHandler(testConfig(), svc, gh)
+			h := NewIssueCommentHandler(testConfig(), svc, svc, gh)
 			if err := h.Handle(context.Background(), "issue_comment", "d", prComment(t, "created.payload.json", "reader", body)); err != nil {
 				t.Fatal(err)
 			}
@@ -148,7 +148,7 @@ func TestCommandOthers(t *testing.T) {
 			t.Parallel()
 			svc, gh := commentWorld()
 			svc.active = tt.active
-			h := NewIssueCommentHandler(testConfig(), svc, gh)
+			h := NewIssueCommentHandler(testConfig(), svc, svc, gh)
 			if err := h.Handle(context.Background(), "issue_comment", "d", prComment(t, "created.payload.json", "writer", tt.body)); err != nil {
 				t.Fatal(err)
 			}
@@ -194,7 +194,7 @@ func TestCommentsIgnored(t *testing.T) {
 				svc.addQueue(queue.QueueKey{Repo: helloWorld, Branch: "main"}, *tt.settings)
 			}
 			gh.perms[testBot] = "admin"
-			h := NewIssueCommentHandler(testConfig(), svc, gh)
+			h := NewIssueCommentHandler(testConfig(), svc, svc, gh)
 			if err := h.Handle(context.Background(), "issue_comment", "d", tt.payload(t)); err != nil {
 				t.Fatal(err)
 			}
@@ -225,7 +225,7 @@ func TestCommandRefusedByTheServiceIsIgnored(t *testing.T) {
 			t.Parallel()
 			svc, gh := commentWorld()
 			edit(svc, gh)
-			h := NewIssueCommentHandler(testConfig(), svc, gh)
+			h := NewIssueCommentHandler(testConfig(), svc, svc, gh)
 			if err := h.Handle(context.Background(), "issue_comment", "d", prComment(t, "created.payload.json", "admin", "/mq merge")); err != nil {
 				t.Fatal(err)
 			}
@@ -242,7 +242,7 @@ func TestCommandCustomPrefixAndInstallation(t *testing.T) {
 	svc, gh := commentWorld()
 	cfg := testConfig()
 	cfg.CommandPrefix = "@queue"
-	h := NewIssueCommentHandler(cfg, svc, gh)
+	h := NewIssueCommentHandler(cfg, svc, svc, gh)
 	payload := prComment(t, "created.with-installation.payload.json", "writer", "@queue merge")
 	if err := h.Handle(context.Background(), "issue_comment", "d", payload); err != nil {
 		t.Fatal(err)
@@ -266,7 +266,7 @@ func TestCommandErrorsAreRetryable(t *testing.T) {
 			t.Parallel()
 			svc, gh := commentWorld()
 			tt.setup(svc, gh)
-			h := NewIssueCommentHandler(testConfig(), svc, gh)
+			h := NewIssueCommentHandler(testConfig(), svc, svc, gh)
 			err := h.Handle(context.Background(), "issue_comment", "d", prComment(t, "created.payload.json", "writer", "/mq merge"))
 			if err == nil || IsPermanent(err) {
 				t.Fatalf("err = %v, want a retryable error", err)
@@ -320,7 +320,7 @@ func TestAllowedBotSubmitters(t *testing.T) {
 			s := queue.DefaultSettings()
 			s.AllowedBotSubmitters = []string{"renovate[bot]"}
 			svc.addQueue(main, s)
-			h := NewIssueCommentHandler(testConfig(), svc, gh)
+			h := NewIssueCommentHandler(testConfig(), svc, svc, gh)
 			if err := h.Handle(context.Background(), "issue_comment", "d", prComment(t, "created.payload.json", tt.login, tt.body)); err != nil {
 				t.Fatal(err)
 			}
@@ -363,7 +363,7 @@ func TestAllowedBotSubmittersNeedABotAccount(t *testing.T) {
 				obj(obj(m, "comment"), "user")["type"] = tt.typ
 				obj(m, "sender")["type"] = tt.typ
 			})
-			if err := NewIssueCommentHandler(testConfig(), svc, gh).Handle(context.Background(), "issue_comment", "d", comment); err != nil {
+			if err := NewIssueCommentHandler(testConfig(), svc, svc, gh).Handle(context.Background(), "issue_comment", "d", comment); err != nil {
 				t.Fatal(err)
 			}
 			if got, want := len(svc.submits), map[bool]int{true: 1, false: 0}[tt.submit]; got != want {
@@ -378,7 +378,7 @@ func TestAllowedBotSubmittersNeedABotAccount(t *testing.T) {
 			label := patchJSON(t, labelPayload(t, "labeled", "merge-queue", tt.login), func(m map[string]any) {
 				obj(m, "sender")["type"] = tt.typ
 			})
-			if err := NewPullRequestHandler(testConfig(), svc, gh).Handle(context.Background(), "pull_request", "d", label); err != nil {
+			if err := NewPullRequestHandler(testConfig(), svc, svc, gh).Handle(context.Background(), "pull_request", "d", label); err != nil {
 				t.Fatal(err)
 			}
 			if got, want := len(svc.submits), map[bool]int{true: 1, false: 0}[tt.submit]; got != want {

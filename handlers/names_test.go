@@ -24,11 +24,11 @@ func newNamesWorld() *namesWorld {
 	gh.perms["alice"] = "admin"
 	cfg := testConfig()
 	return &namesWorld{svc: svc, gh: gh, h: map[string]githubapp.EventHandler{
-		"pull_request":  NewPullRequestHandler(cfg, svc, gh),
+		"pull_request":  NewPullRequestHandler(cfg, svc, svc, gh),
 		"push":          NewPushHandler(cfg, svc),
 		"status":        NewStatusHandler(cfg, svc),
 		"check_run":     NewCheckRunHandler(cfg, svc),
-		"issue_comment": NewIssueCommentHandler(cfg, svc, gh),
+		"issue_comment": NewIssueCommentHandler(cfg, svc, svc, gh),
 	}}
 }
 

@@ -23,8 +23,8 @@ type PullRequestHandler struct{ deps }
 var _ githubapp.EventHandler = (*PullRequestHandler)(nil)
 
 // NewPullRequestHandler builds the pull_request handler.
-func NewPullRequestHandler(cfg Config, svc Service, gh GitHub) *PullRequestHandler {
-	return &PullRequestHandler{newDeps(cfg, svc, gh)}
+func NewPullRequestHandler(cfg Config, svc Service, reads Reads, gh GitHub) *PullRequestHandler {
+	return &PullRequestHandler{newDeps(cfg, svc, reads, gh)}
 }
 
 // factActions are the actions that change what the queue knows about a PR.

@@ -45,7 +45,7 @@ func TestPullRequestFacts(t *testing.T) {
 			if tt.edit != nil {
 				payload = patchJSON(t, payload, tt.edit)
 			}
-			h := NewPullRequestHandler(testConfig(), svc, newFakeGitHub())
+			h := NewPullRequestHandler(testConfig(), svc, svc, newFakeGitHub())
 			if err := h.Handle(context.Background(), "pull_request", "d", payload); err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +71,7 @@ func TestPullRequestMergedFacts(t *testing.T) {
 	payload := patchJSON(t, loadExample(t, "pull_request/closed.payload.json"), func(m map[string]any) {
 		obj(m, "pull_request")["merged"] = true
 	})
-	if err := NewPullRequestHandler(testConfig(), svc, newFakeGitHub()).Handle(context.Background(), "pull_request", "d", payload); err != nil {
+	if err := NewPullRequestHandler(testConfig(), svc, svc, newFakeGitHub()).Handle(context.Background(), "pull_request", "d", payload); err != nil {
 		t.Fatal(err)
 	}
 	if pr := svc.prs[0]; !pr.Merged || pr.Open || pr.MergeCommitSHA == "" {
@@ -85,7 +85,7 @@ func TestPullRequestIgnoredActions(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			t.Parallel()
 			svc, gh := newFakeService(), newFakeGitHub()
-			if err := NewPullRequestHandler(testConfig(), svc, gh).Handle(context.Background(), "pull_request", "d", loadExample(t, "pull_request/"+file)); err != nil {
+			if err := NewPullRequestHandler(testConfig(), svc, svc, gh).Handle(context.Background(), "pull_request", "d", loadExample(t, "pull_request/"+file)); err != nil {
 				t.Fatal(err)
 			}
 			if len(svc.calls) != 0 || svc.getQueues != 0 || gh.permCalls != 0 {
@@ -99,7 +99,7 @@ func TestPullRequestServiceErrorIsReturned(t *testing.T) {
 	t.Parallel()
 	svc := newFakeService()
 	svc.err = errors.New("store down")
-	err := NewPullRequestHandler(testConfig(), svc, newFakeGitHub()).Handle(context.Background(), "pull_request", "d", loadExample(t, "pull_request/opened.payload.json"))
+	err := NewPullRequestHandler(testConfig(), svc, svc, newFakeGitHub()).Handle(context.Background(), "pull_request", "d", loadExample(t, "pull_request/opened.payload.json"))
 	if err == nil || !strings.Contains(err.Error(), "store down") || IsPermanent(err) {
 		t.Fatalf("err = %v, want the retryable service error", err)
 	}
@@ -107,7 +107,7 @@ func TestPullRequestServiceErrorIsReturned(t *testing.T) {
 
 func TestPullRequestMalformedPayloadIsPermanent(t *testing.T) {
 	t.Parallel()
-	err := NewPullRequestHandler(testConfig(), newFakeService(), newFakeGitHub()).Handle(context.Background(), "pull_request", "d", []byte(`{"action":`))
+	err := NewPullRequestHandler(testConfig(), newFakeService(), newFakeService(), newFakeGitHub()).Handle(context.Background(), "pull_request", "d", []byte(`{"action":`))
 	if !IsPermanent(err) {
 		t.Fatalf("err = %v, want a permanent error", err)
 	}
@@ -174,7 +174,7 @@ func TestEnqueueLabel(t *testing.T) {
 			}
 			svc.submitEr = tt.submitErr
 			gh.perms[tt.sender] = tt.perm
-			h := NewPullRequestHandler(testConfig(), svc, gh)
+			h := NewPullRequestHandler(testConfig(), svc, svc, gh)
 			if err := h.Handle(context.Background(), "pull_request", "d", labelPayload(t, tt.action, tt.label, tt.sender)); err != nil {
 				t.Fatal(err)
 			}
@@ -226,7 +226,7 @@ func TestEnqueueLabelOnTestPRIgnored(t *testing.T) {
 	payload := patchJSON(t, labelPayload(t, "labeled", "merge-queue", "alice"), func(m map[string]any) {
 		obj(obj(m, "pull_request"), "head")["ref"] = "mq-merge/pr-1/run"
 	})
-	if err := NewPullRequestHandler(testConfig(), svc, gh).Handle(context.Background(), "pull_request", "d", payload); err != nil {
+	if err := NewPullRequestHandler(testConfig(), svc, svc, gh).Handle(context.Background(), "pull_request", "d", payload); err != nil {
 		t.Fatal(err)
 	}
 	if len(svc.submits) != 0 || len(svc.notices) != 0 {
@@ -243,7 +243,7 @@ func TestEnqueueLabelByAllowedBot(t *testing.T) {
 	s := queue.DefaultSettings()
 	s.AllowedBotSubmitters = []string{"renovate[bot]"}
 	svc.addQueue(master, s)
-	if err := NewPullRequestHandler(testConfig(), svc, gh).Handle(context.Background(), "pull_request", "d",
+	if err := NewPullRequestHandler(testConfig(), svc, svc, gh).Handle(context.Background(), "pull_request", "d",
 		labelPayload(t, "labeled", "merge-queue", "renovate[bot]")); err != nil {
 		t.Fatal(err)
 	}

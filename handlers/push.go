@@ -21,7 +21,7 @@ var _ githubapp.EventHandler = (*PushHandler)(nil)
 
 // NewPushHandler builds the push handler.
 func NewPushHandler(cfg Config, svc Service) *PushHandler {
-	return &PushHandler{newDeps(cfg, svc, nil)}
+	return &PushHandler{newDeps(cfg, svc, nil, nil)}
 }
 
 // Handles implements githubapp.EventHandler.

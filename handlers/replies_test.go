@@ -31,7 +31,7 @@ func TestRepliesEchoNoCommenterText(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			svc, gh := commentWorld()
-			h := NewIssueCommentHandler(testConfig(), svc, gh)
+			h := NewIssueCommentHandler(testConfig(), svc, svc, gh)
 			if err := h.Handle(context.Background(), "issue_comment", "d", prComment(t, "created.payload.json", tc.login, tc.body)); err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +59,7 @@ func TestRepliesNameWords(t *testing.T) {
 		{"writer", "/mq merge -p " + strings.Repeat("x", maxEchoWord+1), "@writer unknown priority: use urgent"},
 	} {
 		svc, gh := commentWorld()
-		h := NewIssueCommentHandler(testConfig(), svc, gh)
+		h := NewIssueCommentHandler(testConfig(), svc, svc, gh)
 		if err := h.Handle(context.Background(), "issue_comment", "d", prComment(t, "created.payload.json", tc.login, tc.body)); err != nil {
 			t.Fatal(err)
 		}

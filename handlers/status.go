@@ -17,7 +17,7 @@ var _ githubapp.EventHandler = (*StatusHandler)(nil)
 
 // NewStatusHandler builds the status handler.
 func NewStatusHandler(cfg Config, svc Service) *StatusHandler {
-	return &StatusHandler{newDeps(cfg, svc, nil)}
+	return &StatusHandler{newDeps(cfg, svc, nil, nil)}
 }
 
 // Handles implements githubapp.EventHandler.

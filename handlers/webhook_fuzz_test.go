@@ -57,7 +57,7 @@ func FuzzWebhook(f *testing.F) {
 		gh := &checkedGitHub{fakeGitHub: newFakeGitHub(), problems: &svc.problems}
 		svc.gh = gh
 		gh.perms = map[string]string{"Codertocat": "admin", "octocat": "write", "writer": "write", "reader": "read"}
-		p := inbox.NewProcessor(newFakeInbox(), New(testConfig(), svc, gh), zerolog.Nop())
+		p := inbox.NewProcessor(newFakeInbox(), New(testConfig(), svc, svc, gh), zerolog.Nop())
 		h, ok := p.Handler(event)
 		if !ok {
 			return // no handler: the processor marks it done unread

@@ -14,7 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/readside"
 	"github.com/mergequeue/mq/queue/sqlite"
 )
 
@@ -52,8 +52,8 @@ func newDashEnv(t *testing.T, access Access) *dashEnv {
 func (d *dashEnv) rewire() {
 	d.t.Helper()
 	clock := func() time.Time { return d.now }
-	svc := service.NewService(d.store, nil, service.Options{Now: clock})
-	dash, err := New(d.cfg, Ports{Reads: testReads{Store: d.store, svc: svc}, Sessions: testSessions{d.store}, Tokens: d.store,
+	reads := readside.New(d.store, readside.Options{Now: clock})
+	dash, err := New(d.cfg, Ports{Reads: testReads{Store: d.store, reads: reads}, Sessions: testSessions{d.store}, Tokens: d.store,
 		SignIn: d.signIn, Now: clock})
 	if err != nil {
 		d.t.Fatal(err)
@@ -63,15 +63,15 @@ func (d *dashEnv) rewire() {
 	d.dash, d.mux = dash, mux
 }
 
-// testReads are the store's reads and the service's estimates, as the
+// testReads are the store's reads and the read side's estimates, as the
 // App serves them.
 type testReads struct {
 	*sqlite.Store
-	svc *service.Service
+	reads *readside.Reads
 }
 
 func (r testReads) Estimates(ctx context.Context, q *queue.Queue) (map[string]Estimate, error) {
-	ests, err := r.svc.Estimates(ctx, q)
+	ests, err := r.reads.Estimates(ctx, q)
 	out := map[string]Estimate{}
 	for id, e := range ests {
 		out[id] = Estimate(e)

@@ -69,7 +69,7 @@ func (h *harness) confirmCalls() int {
 func (h *harness) storedTargets(pr int) *queue.Targets {
 	h.t.Helper()
 	ctx := context.Background()
-	q, _, err := h.env.App().Service().GetQueue(ctx, queue.QueueKey{Repo: queue.Repo{Host: "github.com", Owner: owner, Name: repo}, Branch: "main"})
+	q, _, err := h.env.App().Reads().GetQueue(ctx, queue.QueueKey{Repo: queue.Repo{Host: "github.com", Owner: owner, Name: repo}, Branch: "main"})
 	if err != nil {
 		h.t.Fatal(err)
 	}

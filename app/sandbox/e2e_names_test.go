@@ -141,7 +141,7 @@ func TestHostileNamesNeverReachGitHub(t *testing.T) {
 		})
 	}
 
-	queues, err := h.env.App().Service().ListQueues(context.Background())
+	queues, err := h.env.App().Reads().ListQueues(context.Background())
 	if err != nil || len(queues) != 0 {
 		t.Errorf("queues stored: %d (%v), want none", len(queues), err)
 	}
@@ -167,7 +167,7 @@ func TestSetImpactedTargetsUnknownPR(t *testing.T) {
 	}
 	// Nothing was stored for the unknown PR.
 	ctx := context.Background()
-	q, _, err := h.env.App().Service().GetQueue(ctx, queue.QueueKey{Repo: queue.Repo{Host: "github.com", Owner: owner, Name: repo}, Branch: "main"})
+	q, _, err := h.env.App().Reads().GetQueue(ctx, queue.QueueKey{Repo: queue.Repo{Host: "github.com", Owner: owner, Name: repo}, Branch: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}

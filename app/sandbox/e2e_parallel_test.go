@@ -78,7 +78,7 @@ func TestParallelModeDependencies(t *testing.T) {
 	for _, pr := range []int{pa, pb, pc} {
 		h.waitState(pr, "merged")
 	}
-	q, _, err := h.env.App().Service().GetQueue(context.Background(), mainKey)
+	q, _, err := h.env.App().Reads().GetQueue(context.Background(), mainKey)
 	if err != nil || q.State != queue.QueueRunning {
 		t.Errorf("queue state %v (%s), want running: landing checks must pass", q.State, q.PausedReason)
 	}

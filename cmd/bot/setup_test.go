@@ -363,7 +363,7 @@ func TestManifestMatchesHandlersAndDocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var handled []string
-	for _, h := range handlers.New(handlers.Config{}, nil, nil) {
+	for _, h := range handlers.New(handlers.Config{}, nil, nil, nil) {
 		if _, ignored := h.(*handlers.IgnoredHandler); !ignored {
 			handled = append(handled, h.Handles()...)
 		}

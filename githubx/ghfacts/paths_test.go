@@ -64,7 +64,7 @@ func viaWebhook(t *testing.T, event string, payload []byte) *captured {
 	}
 	switch event {
 	case "pull_request":
-		h = handlers.NewPullRequestHandler(handlers.Config{}, svc, nil)
+		h = handlers.NewPullRequestHandler(handlers.Config{}, svc, nil, nil)
 	case "check_run":
 		h = handlers.NewCheckRunHandler(handlers.Config{}, svc)
 	case "status":

@@ -40,6 +40,7 @@ type Options struct {
 // API serves /v1/<operation>. Construct it with New.
 type API struct {
 	svc    Service
+	reads  Reads
 	tokens apitoken.Store
 	host   string
 	webURL string
@@ -64,10 +65,12 @@ type route struct {
 	write bool
 }
 
-// New returns the /v1 handler. It serves "/v1/<operation>" and, when mounted
-// behind http.StripPrefix, "/<operation>".
-func New(svc Service, tokens apitoken.Store, opts Options) http.Handler {
-	a := &API{svc: svc, tokens: tokens, host: opts.Host, webURL: strings.TrimRight(opts.WebURL, "/"), now: opts.Now, log: opts.Logger,
+// New returns the /v1 handler over the queue's use cases (svc, for the
+// operations that change something) and its read side (reads, for those
+// that do not). It serves "/v1/<operation>" and, when mounted behind
+// http.StripPrefix, "/<operation>".
+func New(svc Service, reads Reads, tokens apitoken.Store, opts Options) http.Handler {
+	a := &API{svc: svc, reads: reads, tokens: tokens, host: opts.Host, webURL: strings.TrimRight(opts.WebURL, "/"), now: opts.Now, log: opts.Logger,
 		forks: newForkGuard(opts.ForkRuns)}
 	if a.host == "" {
 		a.host = queue.DefaultHost

@@ -101,7 +101,7 @@ func TestMountedBehindStripPrefix(t *testing.T) {
 	tokens := apitokentest.NewStore()
 	tokens.Add("s", tokensFixture())
 	svc := &fakeService{}
-	srv := httptest.NewServer(http.StripPrefix("/v1", New(svc, tokens, Options{Now: func() time.Time { return testNow }})))
+	srv := httptest.NewServer(http.StripPrefix("/v1", New(svc, svc, tokens, Options{Now: func() time.Time { return testNow }})))
 	defer srv.Close()
 	req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/createQueue", strings.NewReader(body()))
 	if err != nil {
@@ -123,7 +123,7 @@ func TestOtherConfiguredHost(t *testing.T) {
 	tokens := apitokentest.NewStore()
 	tokens.Add("s", tokensFixture())
 	svc := &fakeService{}
-	handler := New(svc, tokens, Options{Host: "ghe.example.com", Now: func() time.Time { return testNow }})
+	handler := New(svc, svc, tokens, Options{Host: "ghe.example.com", Now: func() time.Time { return testNow }})
 	send := func(host string) int {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest(http.MethodPost, "/v1/createQueue",

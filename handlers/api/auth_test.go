@@ -160,7 +160,7 @@ func TestScopeAppliesToEveryOperation(t *testing.T) {
 	h := newHarness(t)
 	other := `{"repo":{"host":"github.com","owner":"octo","name":"gadgets"},"targetBranch":"main",` +
 		`"pr":{"number":1,"sha":"` + testSHA + `"},"impactedTargets":[],"testRunId":"run-1"}`
-	for op, rt := range New(nil, nil, Options{}).(*API).routes {
+	for op, rt := range New(nil, nil, nil, Options{}).(*API).routes {
 		if rt.method != http.MethodPost {
 			continue
 		}
@@ -202,7 +202,7 @@ func TestIssuedTokenAuthenticates(t *testing.T) {
 		t.Fatalf("Issue: %v", err)
 	}
 	svc := &fakeService{}
-	handler := New(svc, store, Options{Now: func() time.Time { return testNow }})
+	handler := New(svc, svc, store, Options{Now: func() time.Time { return testNow }})
 	send := func(owner string) int {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest(http.MethodPost, "/v1/createQueue",

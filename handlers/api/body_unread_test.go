@@ -21,7 +21,7 @@ func (u unreadBody) Read([]byte) (int, error) {
 func TestOversizeBodyIsRefusedUnread(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	a := New(h.svc, h.tokens, Options{Now: h.nowFunc()})
+	a := New(h.svc, h.svc, h.tokens, Options{Now: h.nowFunc()})
 	for _, op := range operations() {
 		if a.(*API).routes[op].method != http.MethodPost {
 			continue

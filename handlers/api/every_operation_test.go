@@ -14,7 +14,7 @@ import (
 // operations lists the routes, sorted.
 func operations() []string {
 	var ops []string
-	for op := range New(nil, nil, Options{}).(*API).routes {
+	for op := range New(nil, nil, nil, Options{}).(*API).routes {
 		ops = append(ops, op)
 	}
 	sort.Strings(ops)
@@ -44,7 +44,7 @@ func TestEveryOperationRejectsBadRequests(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	for _, op := range operations() {
-		method := New(nil, nil, Options{}).(*API).routes[op].method
+		method := New(nil, nil, nil, Options{}).(*API).routes[op].method
 		t.Run(op, func(t *testing.T) {
 			for _, tok := range []struct {
 				secret, want string
@@ -63,7 +63,7 @@ func TestEveryOperationRejectsBadRequests(t *testing.T) {
 			req := httptest.NewRequest(method, "/v1/"+op, io.LimitReader(zeros{}, MaxBodyBytes+1))
 			req.ContentLength = MaxBodyBytes + 1
 			req.Header.Set(TokenHeader, secretAll)
-			New(h.svc, h.tokens, Options{Now: h.nowFunc()}).ServeHTTP(rec, req)
+			New(h.svc, h.svc, h.tokens, Options{Now: h.nowFunc()}).ServeHTTP(rec, req)
 			if rec.Code != http.StatusRequestEntityTooLarge {
 				t.Errorf("oversize body: %d, want 413", rec.Code)
 			}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 // moreFakes are the fakeService answers of the operations beyond the first
@@ -37,10 +37,10 @@ type moreFakes struct {
 	existsErr  error // QueueExists's answer
 
 	detailsIDs []string
-	details    *service.TestingDetails
+	details    *readside.TestingDetails
 	detailsErr error
 
-	metrics    map[int64]*service.QueueMetrics
+	metrics    map[int64]*readside.QueueMetrics
 	metricsErr error
 	metricsFor []int64
 }
@@ -162,7 +162,7 @@ func (f *fakeService) QueueExists(_ context.Context, key queue.QueueKey) error {
 	return m.existsErr
 }
 
-func (f *fakeService) TestingDetails(_ context.Context, _ queue.QueueKey, id string) (*service.TestingDetails, error) {
+func (f *fakeService) TestingDetails(_ context.Context, _ queue.QueueKey, id string) (*readside.TestingDetails, error) {
 	f.maybePanic()
 	m := f.more()
 	m.mu.Lock()
@@ -174,7 +174,7 @@ func (f *fakeService) TestingDetails(_ context.Context, _ queue.QueueKey, id str
 	return m.details, nil
 }
 
-func (f *fakeService) QueueMetrics(_ context.Context, q *queue.Queue, window time.Duration) (*service.QueueMetrics, error) {
+func (f *fakeService) QueueMetrics(_ context.Context, q *queue.Queue, window time.Duration) (*readside.QueueMetrics, error) {
 	f.maybePanic()
 	m := f.more()
 	m.mu.Lock()
@@ -191,5 +191,5 @@ func (f *fakeService) QueueMetrics(_ context.Context, q *queue.Queue, window tim
 		out.Queue = q
 		return &out, nil
 	}
-	return &service.QueueMetrics{Queue: q, Conclusions: map[queue.EntryState]int{}}, nil
+	return &readside.QueueMetrics{Queue: q, Conclusions: map[queue.EntryState]int{}}, nil
 }

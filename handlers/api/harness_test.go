@@ -75,7 +75,7 @@ func newHarness(t *testing.T, edits ...func(*Options)) *harness {
 	for _, edit := range edits {
 		edit(&opts)
 	}
-	handler := New(h.svc, h.tokens, opts)
+	handler := New(h.svc, h.svc, h.tokens, opts)
 	mux := http.NewServeMux()
 	mux.Handle("/v1/", handler)
 	h.srv = httptest.NewServer(mux)

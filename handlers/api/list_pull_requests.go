@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 // defaultTake is the page size of listPullRequests when take is absent.
@@ -72,8 +72,8 @@ func (req *listPullRequestsRequest) query() (queue.EntryQuery, int, error) {
 	take := defaultTake
 	if req.Take != nil {
 		take = *req.Take
-		if take < 1 || take > service.MaxListTake {
-			return queue.EntryQuery{}, 0, badRequestf("invalid field take: must be between 1 and %d, got %d", service.MaxListTake, take)
+		if take < 1 || take > readside.MaxListTake {
+			return queue.EntryQuery{}, 0, badRequestf("invalid field take: must be between 1 and %d, got %d", readside.MaxListTake, take)
 		}
 	}
 	q := queue.EntryQuery{States: req.State, Limit: take + 1}
@@ -117,7 +117,7 @@ func (a *API) listPullRequests(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	subs, err := a.svc.ListPullRequests(r.Context(), key, query)
+	subs, err := a.reads.ListPullRequests(r.Context(), key, query)
 	if err != nil {
 		var ie *queue.InputError
 		switch {

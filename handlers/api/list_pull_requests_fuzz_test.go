@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 // FuzzCursor checks decodeCursor on any string (a 400 on one line, or a
@@ -127,7 +127,7 @@ func FuzzListPullRequestsQuery(f *testing.F) {
 			wantRejected(t, err, false, b)
 			return
 		}
-		if take < 1 || take > service.MaxListTake || q.Limit != take+1 {
+		if take < 1 || take > readside.MaxListTake || q.Limit != take+1 {
 			t.Fatalf("take %d, limit %d from %q", take, q.Limit, b)
 		}
 		for _, st := range q.States {

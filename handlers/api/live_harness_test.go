@@ -13,13 +13,14 @@ import (
 	"github.com/mergequeue/mq/handlers/api/apitoken/apitokentest"
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/memstore"
+	"github.com/mergequeue/mq/queue/readside"
 	"github.com/mergequeue/mq/queue/service"
 )
 
-// liveHarness is the API over the real queue service and an in-memory
-// store, for what the queue itself decides (defaults, stored values,
-// switching modes). createQueue, getQueue and updateQueue make no GitHub
-// call, so the service has no GitHub port.
+// liveHarness is the API over the real queue service and read side and an
+// in-memory store, for what the queue itself decides (defaults, stored
+// values, switching modes). createQueue, getQueue and updateQueue make no
+// GitHub call, so the service has no GitHub port.
 type liveHarness struct {
 	*harness
 	store *memstore.Store
@@ -29,9 +30,10 @@ func newLiveHarness(t *testing.T) *liveHarness {
 	t.Helper()
 	store := memstore.New()
 	svc := service.NewService(store, nil, service.Options{Now: func() time.Time { return testNow }})
+	reads := readside.New(store, readside.Options{Now: func() time.Time { return testNow }})
 	h := &harness{t: t, tokens: apitokentest.NewStore(), logs: &syncBuffer{}}
 	h.tokens.Add(secretAll, apitoken.Token{Name: "all"})
-	handler := New(svc, h.tokens, Options{Now: h.nowFunc(), Logger: zerolog.New(h.logs)})
+	handler := New(svc, reads, h.tokens, Options{Now: h.nowFunc(), Logger: zerolog.New(h.logs)})
 	mux := http.NewServeMux()
 	mux.Handle("/v1/", handler)
 	h.srv = httptest.NewServer(mux)

@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 // MetricsContentType is the content type of getMergeQueueMetrics: the
@@ -71,7 +71,7 @@ func newQueueCollectors() (*queueCollectors, error) {
 }
 
 // add records one queue's figures.
-func (c *queueCollectors) add(m *service.QueueMetrics) {
+func (c *queueCollectors) add(m *readside.QueueMetrics) {
 	repo, branch := m.Queue.Key.Repo.FullName(), m.Queue.Key.Branch
 	main := prometheus.Labels{"repo": repo, "branch": branch, "queue_type": "main"}
 	bisection := prometheus.Labels{"repo": repo, "branch": branch, "queue_type": "bisection"}
@@ -177,7 +177,7 @@ func (a *API) getMergeQueueMetrics(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	all, err := a.svc.ListQueues(ctx)
+	all, err := a.reads.ListQueues(ctx)
 	if err != nil {
 		return fmt.Errorf("failed to list queues: %w", err)
 	}
@@ -190,7 +190,7 @@ func (a *API) getMergeQueueMetrics(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	for _, q := range queues {
-		m, err := a.svc.QueueMetrics(ctx, q, metricsWindow)
+		m, err := a.reads.QueueMetrics(ctx, q, metricsWindow)
 		if err != nil {
 			return fmt.Errorf("failed to compute metrics of %s: %w", q.Key, err)
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 func metricsQueues() []*queue.Queue {
@@ -63,7 +63,7 @@ func TestMetricsFormatAndValues(t *testing.T) {
 	h := newHarness(t)
 	h.svc.configureMore(func(m *moreFakes) {
 		m.queues = metricsQueues()
-		m.metrics = map[int64]*service.QueueMetrics{1: {
+		m.metrics = map[int64]*readside.QueueMetrics{1: {
 			Depth: 3, AwaitingMergeability: 2, SlotsMain: 2, SlotsBisection: 1,
 			Conclusions: map[queue.EntryState]int{queue.StateMerged: 5, queue.StateFailed: 1},
 			Restarts:    4,

@@ -10,32 +10,32 @@ import (
 	"testing"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
-// snapshotService is the fake service also offering QueueSnapshots.
+// snapshotService is the fake service (and read side) also offering QueueSnapshots.
 type snapshotService struct {
 	*fakeService
 	mu    sync.Mutex
-	snap  *service.QueueSnapshot
+	snap  *readside.QueueSnapshot
 	err   error
 	calls int
 }
 
-func (s *snapshotService) QueueSnapshot(_ context.Context, _ queue.QueueKey) (*service.QueueSnapshot, error) {
+func (s *snapshotService) QueueSnapshot(_ context.Context, _ queue.QueueKey) (*readside.QueueSnapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls++
 	return s.snap, s.err
 }
 
-func (s *snapshotService) set(snap *service.QueueSnapshot, err error) {
+func (s *snapshotService) set(snap *readside.QueueSnapshot, err error) {
 	s.mu.Lock()
 	s.snap, s.err = snap, err
 	s.mu.Unlock()
 }
 
-// getQueue answers a service's snapshot exactly as it answers GetQueue,
+// getQueue answers a read side's snapshot exactly as it answers GetQueue,
 // encodes each snapshot once, and maps its failures the same way.
 func TestGetQueueFromSnapshots(t *testing.T) {
 	t.Parallel()
@@ -55,7 +55,7 @@ func TestGetQueueFromSnapshots(t *testing.T) {
 	}
 
 	snaps := &snapshotService{fakeService: &fakeService{}}
-	srv := httptest.NewServer(New(snaps, h.tokens, Options{Now: h.nowFunc()}))
+	srv := httptest.NewServer(New(snaps, snaps, h.tokens, Options{Now: h.nowFunc()}))
 	t.Cleanup(srv.Close)
 	post := func() response {
 		t.Helper()
@@ -69,20 +69,20 @@ func TestGetQueueFromSnapshots(t *testing.T) {
 		return response{status: resp.StatusCode, header: resp.Header, body: readAll(t, resp)}
 	}
 
-	snap := &service.QueueSnapshot{Queue: q, Entries: entries}
+	snap := &readside.QueueSnapshot{Queue: q, Entries: entries}
 	snaps.set(snap, nil)
 	got := post()
 	if got.status != plain.status || got.body != plain.body || got.header.Get("Content-Type") != plain.header.Get("Content-Type") {
 		t.Fatalf("from a snapshot: %d %q\nplain: %d %q", got.status, got.body, plain.status, plain.body)
 	}
 	// The snapshot's answer is kept with it: changing the snapshot behind
-	// the API's back (which a service must never do) shows that it was
+	// the API's back (which a read side must never do) shows that it was
 	// not encoded again.
 	q.State = queue.QueueRunning
 	if again := post(); again.body != plain.body {
 		t.Errorf("the same snapshot was encoded again: %s", again.body)
 	}
-	snaps.set(&service.QueueSnapshot{Queue: q, Entries: entries}, nil)
+	snaps.set(&readside.QueueSnapshot{Queue: q, Entries: entries}, nil)
 	if fresh := post(); !strings.Contains(fresh.body, `"state":"running"`) {
 		t.Errorf("a new snapshot answered the old encoding: %s", fresh.body)
 	}

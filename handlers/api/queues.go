@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 // createQueueRequest: repo, targetBranch, and optionally any settable queue
@@ -60,7 +60,7 @@ type getQueueResponse struct {
 }
 
 // getQueue (POST /v1/getQueue) returns a queue's state, settings and
-// enqueued pull requests; 404 if the queue is unknown. A service that
+// enqueued pull requests; 404 if the queue is unknown. A read side that
 // hands out snapshots (QueueSnapshots) has each snapshot's answer encoded
 // once.
 func (a *API) getQueue(w http.ResponseWriter, r *http.Request) error {
@@ -72,12 +72,12 @@ func (a *API) getQueue(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if qs, ok := a.svc.(QueueSnapshots); ok {
+	if qs, ok := a.reads.(QueueSnapshots); ok {
 		snap, err := qs.QueueSnapshot(r.Context(), key)
 		if err != nil {
 			return getQueueError(key, err)
 		}
-		body, err := snap.Encoded(func(s *service.QueueSnapshot) ([]byte, error) {
+		body, err := snap.Encoded(func(s *readside.QueueSnapshot) ([]byte, error) {
 			return encodeJSON(newGetQueueResponse(s.Queue, s.Entries))
 		})
 		if err != nil {
@@ -86,7 +86,7 @@ func (a *API) getQueue(w http.ResponseWriter, r *http.Request) error {
 		writeBody(w, body)
 		return nil
 	}
-	q, entries, err := a.svc.GetQueue(r.Context(), key)
+	q, entries, err := a.reads.GetQueue(r.Context(), key)
 	if err != nil {
 		return getQueueError(key, err)
 	}
@@ -109,7 +109,7 @@ func newGetQueueResponse(q *queue.Queue, entries []*queue.Entry) getQueueRespons
 	return resp
 }
 
-// getQueueError maps the service's failure to read a queue.
+// getQueueError maps the read side's failure to read a queue.
 func getQueueError(key queue.QueueKey, err error) error {
 	if errors.Is(err, queue.ErrNotFound) {
 		return queueNotFound(key)

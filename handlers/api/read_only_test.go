@@ -36,7 +36,7 @@ var writeOperations = []string{"submitPullRequest", "cancelPullRequest", "restar
 // here, which a full token reaches).
 func TestReadOnlyTokenIsRefusedOnWrites(t *testing.T) {
 	t.Parallel()
-	routes := New(nil, nil, Options{}).(*API).routes
+	routes := New(nil, nil, nil, Options{}).(*API).routes
 	var marked []string
 	for _, op := range operations() {
 		if routes[op].write {
@@ -74,7 +74,7 @@ func TestReadOnlyTokenReads(t *testing.T) {
 	}
 	for _, op := range operations() {
 		read, ok := reads[op]
-		if New(nil, nil, Options{}).(*API).routes[op].write {
+		if New(nil, nil, nil, Options{}).(*API).routes[op].write {
 			continue
 		}
 		if !ok {

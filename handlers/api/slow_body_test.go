@@ -26,7 +26,7 @@ func TestSlowBodyIs408(t *testing.T) {
 	svc, tokens := &fakeService{}, apitokentest.NewStore()
 	tokens.Add(secretAll, apitoken.Token{Name: "all"})
 	policy := bodydeadline.Policy{Grace: 150 * time.Millisecond, MinRate: 8 << 10}
-	srv := httptest.NewServer(policy.Handler(New(svc, tokens, Options{Logger: zerolog.Nop()})))
+	srv := httptest.NewServer(policy.Handler(New(svc, svc, tokens, Options{Logger: zerolog.Nop()})))
 	defer srv.Close()
 
 	body := `{"repo":{"host":"github.com","owner":"octo","name":"widgets"},"targetBranch":"main","pr":{"number":7}}`

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 // A strict client of the hosted API: the response schemas of a public MCP
@@ -216,7 +216,7 @@ func TestStrictClientGetSubmittedPullRequest(t *testing.T) {
 
 func TestStrictClientGetMergeQueueTestingDetails(t *testing.T) {
 	t.Parallel()
-	for _, d := range []*service.TestingDetails{detailsFixture(queue.RunFailed), func() *service.TestingDetails {
+	for _, d := range []*readside.TestingDetails{detailsFixture(queue.RunFailed), func() *readside.TestingDetails {
 		d := detailsFixture(queue.RunBuilding) // nothing reported yet
 		d.Checks, d.DependentPRs, d.Run.RequiredChecks, d.Run.RequiredSource = nil, nil, nil, ""
 		return d

@@ -83,7 +83,7 @@ func (a *API) getSubmittedPullRequest(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	n := int(req.PR.Number)
-	sub, err := a.svc.GetSubmitted(r.Context(), key, n)
+	sub, err := a.reads.GetSubmitted(r.Context(), key, n)
 	if err != nil {
 		if errors.Is(err, queue.ErrNotFound) {
 			return notFoundf("pull request #%d was never submitted to the queue for branch %q of %s (or that queue does not exist)",

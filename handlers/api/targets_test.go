@@ -201,7 +201,7 @@ func TestForkedWorkflowRunAuth(t *testing.T) {
 func TestForkedRunHeaderOnlyForSetImpactedTargets(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	for op, rt := range New(nil, nil, Options{}).(*API).routes {
+	for op, rt := range New(nil, nil, nil, Options{}).(*API).routes {
 		if op == "setImpactedTargets" {
 			continue
 		}

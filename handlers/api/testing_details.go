@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 // testingDetailsRequest: repo, targetBranch and the testRunId (the last
@@ -138,7 +138,7 @@ func newCheckRunJSON(c queue.CheckResult) checkRunJSON {
 	return out
 }
 
-func (a *API) newTestingDetailsJSON(d *service.TestingDetails) testingDetailsJSON {
+func (a *API) newTestingDetailsJSON(d *readside.TestingDetails) testingDetailsJSON {
 	run := d.Run
 	out := testingDetailsJSON{
 		RequiredStatuses:       append([]string{}, run.RequiredChecks...),
@@ -211,7 +211,7 @@ func (a *API) getMergeQueueTestingDetails(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	d, err := a.svc.TestingDetails(r.Context(), key, id)
+	d, err := a.reads.TestingDetails(r.Context(), key, id)
 	if err != nil {
 		if errors.Is(err, queue.ErrNotFound) {
 			return notFoundf("no test run %q in the queue for branch %q of %s", truncate(id), key.Branch, key.Repo.FullName())

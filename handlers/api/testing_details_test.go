@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 // detailsShape is SPEC §7 getMergeQueueTestingDetails with every optional
@@ -32,7 +32,7 @@ var detailsShape = map[string]string{
 	"failureStatus":               "object",
 }
 
-func detailsFixture(status queue.RunStatus) *service.TestingDetails {
+func detailsFixture(status queue.RunStatus) *readside.TestingDetails {
 	q := &queue.Queue{ID: 1, Key: testKey, State: queue.QueueRunning, Settings: queue.DefaultSettings()}
 	run := &queue.TestRun{ID: "3f2c", QueueID: 1, EntryIDs: []string{"e12", "e13"}, PRNumbers: []int{12, 13},
 		PRSHAs: []string{"sha12", "sha13"}, Ahead: []string{"e11"}, Branch: "mq-merge/pr-12/3f2c", SHA: "testsha",
@@ -41,13 +41,13 @@ func detailsFixture(status queue.RunStatus) *service.TestingDetails {
 	if status == queue.RunFailed {
 		run.FailureReason, run.FailureDetail = queue.ReasonTestsFailed, "ci/test failed: https://ci/1"
 	}
-	d := &service.TestingDetails{Queue: q, Run: run,
+	d := &readside.TestingDetails{Queue: q, Run: run,
 		Checks: []queue.CheckResult{
 			{Kind: queue.KindCheckRun, Name: "build", State: queue.CheckSuccess, Raw: "neutral", URL: "https://ci/b"},
 			{Kind: queue.KindCheckRun, Name: "lint", State: queue.CheckPending, Raw: "queued", URL: "https://ci/l"},
 			{Kind: queue.KindStatus, Name: "ci/test", State: queue.CheckFailure, Raw: "error", URL: "https://ci/1"},
 		},
-		Tested:       []service.TestedPR{{Number: 12, SHA: "sha12", Title: "Add widgets"}, {Number: 13, SHA: "sha13", Title: "Fix gadgets"}},
+		Tested:       []readside.TestedPR{{Number: 12, SHA: "sha12", Title: "Add widgets"}, {Number: 13, SHA: "sha13", Title: "Fix gadgets"}},
 		DependentPRs: []int{11},
 		Targets: map[int]*queue.Targets{
 			13: {PRNumber: 13, SHA: "sha13", All: true},

@@ -21,7 +21,7 @@ func TestPullURL(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a := New(nil, nil, Options{WebURL: tc.webURL}).(*API)
+			a := New(nil, nil, nil, Options{WebURL: tc.webURL}).(*API)
 			if got := a.pullURL(tc.repo, 7); got != tc.want {
 				t.Fatalf("pullURL = %q, want %q", got, tc.want)
 			}

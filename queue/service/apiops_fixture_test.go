@@ -1,9 +1,9 @@
 package service_test
 
 // Fixture for the tests of the API-facing service operations (admin.go,
-// targets.go, details.go, listing.go, metrics_data.go): a real SQLite store
-// and a hand-written GitHub port. Names carry an "ops" prefix so they do
-// not collide with other external tests of package queue.
+// targets.go): a real SQLite store and a hand-written GitHub port. Names
+// carry an "ops" prefix so they do not collide with other external tests
+// of package queue.
 
 import (
 	"context"
@@ -220,15 +220,6 @@ func (f *opsFixture) run(q *queue.Queue, id string, status queue.RunStatus, unit
 		f.t.Fatalf("SaveRun: %v", err)
 	}
 	return r
-}
-
-// event appends an event of entry e.
-func (f *opsFixture) event(e *queue.Entry, at time.Time, from, to queue.EntryState, reason queue.Reason) {
-	f.t.Helper()
-	ev := &queue.Event{QueueID: e.QueueID, EntryID: e.ID, PRNumber: e.PRNumber, At: at, From: from, To: to, Reason: reason}
-	if err := f.store.AddEvent(f.ctx, ev); err != nil {
-		f.t.Fatalf("AddEvent: %v", err)
-	}
 }
 
 // stored reloads the opsKey-branch queue from the store.

@@ -1,6 +1,8 @@
-// Package service runs the merge queues: it answers the REST API and the
-// webhook handlers by recording facts, and executes the engine's decisions
-// through the ports (Store, GitHub).
+// Package service runs the merge queues: it carries out the use cases of
+// the REST API and the webhook handlers by recording facts, and executes
+// the engine's decisions through the ports (Store, GitHub). What the API,
+// the replies and the dashboard show of the queues is answered by
+// queue/readside, which the reconciler shares the estimates with.
 //
 // A step plans under the queue's lock and records the intent of every
 // GitHub write before it; the GitHub calls happen without the lock; their

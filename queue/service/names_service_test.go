@@ -31,7 +31,7 @@ func TestCreateQueueRefusesInvalidNames(t *testing.T) {
 			if _, err := f.svc.CreateQueue(f.ctx, tt.key, queue.DefaultSettings()); !errors.As(err, &ie) {
 				t.Errorf("CreateQueue: %v, want *InputError", err)
 			}
-			if qs, err := f.svc.ListQueues(f.ctx); err != nil || len(qs) != 0 {
+			if qs, err := f.store.ListQueues(f.ctx); err != nil || len(qs) != 0 {
 				t.Errorf("queues stored: %d (%v)", len(qs), err)
 			}
 		})

@@ -31,39 +31,6 @@ func (s *Service) CreateQueue(ctx context.Context, key queue.QueueKey, settings 
 	return q, nil
 }
 
-// GetQueue returns a queue and its admitted active entries in queue order,
-// as of a state no older than any write that returned before the call
-// (served from the read model while nothing was written to the queue; see
-// views). The queue and entries are shared: callers must not modify them.
-func (s *Service) GetQueue(ctx context.Context, key queue.QueueKey) (*queue.Queue, []*queue.Entry, error) {
-	v, err := s.view(ctx, key)
-	if err != nil {
-		return nil, nil, fmt.Errorf("failed to load queue %s: %w", key, err)
-	}
-	return v.q, v.ordered, nil
-}
-
-// QueueSnapshot is GetQueue as one shared, immutable snapshot: the same
-// snapshot for every call while nothing is written to the queue, and a
-// new one, no older than any write that returned before the call, after.
-func (s *Service) QueueSnapshot(ctx context.Context, key queue.QueueKey) (*QueueSnapshot, error) {
-	v, err := s.view(ctx, key)
-	if err != nil {
-		return nil, fmt.Errorf("failed to load queue %s: %w", key, err)
-	}
-	return v.snap, nil
-}
-
-// QueueByID returns a queue by its ID.
-func (s *Service) QueueByID(ctx context.Context, id int64) (*queue.Queue, error) {
-	return s.store.GetQueueByID(ctx, id)
-}
-
-// ListQueues returns every queue.
-func (s *Service) ListQueues(ctx context.Context) ([]*queue.Queue, error) {
-	return s.store.ListQueues(ctx)
-}
-
 // Submit puts a PR into a queue as not_ready (it is admitted once ready),
 // reading the queue and then the PR from GitHub. Resubmitting an active
 // entry only updates its priority and noBatch. A PR that ended keeps its
@@ -265,47 +232,6 @@ func (s *Service) CancelPR(ctx context.Context, repo queue.Repo, prNumber int, r
 		out = append(out, c)
 	}
 	return out, nil
-}
-
-// ActiveEntries returns a PR's active entries in every queue of the repository.
-func (s *Service) ActiveEntries(ctx context.Context, repo queue.Repo, prNumber int) ([]*queue.Entry, error) {
-	return s.store.FindActiveEntries(ctx, repo, prNumber)
-}
-
-// GetSubmitted returns a PR's entry in a queue, active or ended (ErrNotFound
-// if the queue is unknown or the PR was never submitted to it), as of a
-// state no older than any write that returned before the call (see views;
-// the position and ETA are computed at the call). Its Entry is shared:
-// callers must not modify it.
-func (s *Service) GetSubmitted(ctx context.Context, key queue.QueueKey, prNumber int) (*queue.SubmittedPR, error) {
-	v, err := s.view(ctx, key)
-	if err != nil {
-		return nil, fmt.Errorf("failed to load queue %s: %w", key, err)
-	}
-	base, err := s.submitted(ctx, v, prNumber)
-	if err != nil {
-		return nil, err
-	}
-	if base == nil {
-		return nil, fmt.Errorf("failed to load #%d in %s: entry for PR #%d in queue %d: %w", prNumber, key, prNumber, v.q.ID, queue.ErrNotFound)
-	}
-	sub := *base
-	est := v.estimates(s.now())[sub.Entry.ID]
-	sub.QueuePosition, sub.EstimatedMergeAt = est.Position, est.MergeAt
-	return &sub, nil
-}
-
-func mergeability(f queue.PRFacts) string {
-	switch {
-	case f.ReadAt.IsZero():
-		return "unspecified"
-	case f.MergeableState == "dirty" || (f.Mergeable != nil && !*f.Mergeable):
-		return "not_mergeable"
-	case f.Mergeable == nil && (f.MergeableState == "" || f.MergeableState == "unknown"):
-		return "in_progress"
-	default:
-		return "mergeable"
-	}
 }
 
 // OnPullRequest records new facts about a PR in every queue where it is

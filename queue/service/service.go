@@ -43,8 +43,9 @@ type Options struct {
 	OnTreeMismatch func(queue.QueueKey)
 }
 
-// Service runs the merge queues: it answers the API and the webhook
-// handlers, and executes the engine's decisions through the ports. Every
+// Service runs the merge queues: it carries out the use cases of the API
+// and the webhook handlers (what they show is queue/readside's), and
+// executes the engine's decisions through the ports. Every
 // change to a queue's entries and runs happens under that queue's lock;
 // no GitHub call is made while it is held. Every engine input is in the
 // store; the Service keeps only schedules and caches that are safe to lose.
@@ -64,7 +65,6 @@ type Service struct {
 	inflight   *inflight
 	lanes      *laneBook
 	rec        *Reconciler
-	views      *views // nil when the store has no QueueVersions
 }
 
 // NewService returns a Service over a store and a GitHub port.
@@ -85,7 +85,7 @@ func NewService(store queue.Store, gh queue.GitHub, opts Options) *Service {
 	return &Service{store: store, gh: gh, opts: opts,
 		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{},
 		polls: newPollSchedule(), protection: newProtectionCache(opts.ReconcileEvery), heads: newHeadCache(opts.ReconcileEvery), targets: newTargetCache(),
-		inflight: fl, lanes: newLaneBook(), rec: newReconciler(store, gh, opts, fl), views: newViews(store)}
+		inflight: fl, lanes: newLaneBook(), rec: newReconciler(store, gh, opts, fl)}
 }
 
 // Reconciler returns the reconciler that writes the queue's surfaces on

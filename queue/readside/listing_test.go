@@ -1,4 +1,4 @@
-package service_test
+package readside_test
 
 import (
 	"errors"
@@ -6,20 +6,20 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 func TestListPullRequests(t *testing.T) {
 	t.Parallel()
-	f := newOpsFixture(t)
+	f := newFixture(t)
 	q := f.queue("main", queue.DefaultSettings())
-	at := func(m int) time.Time { return opsNow.Add(time.Duration(m) * time.Minute) }
+	at := func(m int) time.Time { return testNow.Add(time.Duration(m) * time.Minute) }
 	f.entry(q, 1, queue.StateMerged, at(-60))                                      // concluded at -59
 	f.entry(q, 2, queue.StateTesting, at(-30), func(e *queue.Entry) { e.Seq = 2 }) // position 1
 	f.entry(q, 3, queue.StatePending, at(-20), func(e *queue.Entry) { e.Seq = 3 }) // position 2
 	f.entry(q, 4, queue.StateNotReady, at(-10), func(e *queue.Entry) { e.PR.BaseBranch = "dev" })
 	f.entry(q, 5, queue.StateCancelled, at(-5)) // concluded at -4
-	if err := f.store.SetTargets(f.ctx, queue.Targets{QueueID: q.ID, PRNumber: 3, SHA: "sha3", List: []string{}, UpdatedAt: opsNow}); err != nil {
+	if err := f.store.SetTargets(f.ctx, queue.Targets{QueueID: q.ID, PRNumber: 3, SHA: "sha3", List: []string{}, UpdatedAt: testNow}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -39,7 +39,7 @@ func TestListPullRequests(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := f.svc.ListPullRequests(f.ctx, opsKey, tt.query)
+			got, err := f.reads.ListPullRequests(f.ctx, testKey, tt.query)
 			if err != nil {
 				t.Fatalf("ListPullRequests: %v", err)
 			}
@@ -47,12 +47,12 @@ func TestListPullRequests(t *testing.T) {
 			for _, s := range got {
 				nums = append(nums, s.Entry.PRNumber)
 			}
-			opsEqual(t, "PRs", nums, tt.want)
+			equal(t, "PRs", nums, tt.want)
 		})
 	}
 
 	t.Run("views", func(t *testing.T) {
-		got, err := f.svc.ListPullRequests(f.ctx, opsKey, queue.EntryQuery{Limit: 10})
+		got, err := f.reads.ListPullRequests(f.ctx, testKey, queue.EntryQuery{Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestListPullRequests(t *testing.T) {
 			4: {0, true, false, false},
 		} {
 			s := byPR[n]
-			opsEqual(t, "view of #"+string(rune('0'+n)), view{s.QueuePosition, s.IsCurrentlySubmitted,
+			equal(t, "view of #"+string(rune('0'+n)), view{s.QueuePosition, s.IsCurrentlySubmitted,
 				s.Readiness.HasImpactedTargets, s.Readiness.DoesBaseBranchMatch}, want)
 			if s.Readiness.GitHubMergeability != "mergeable" {
 				t.Errorf("#%d mergeability = %s", n, s.Readiness.GitHubMergeability)
@@ -84,16 +84,16 @@ func TestListPullRequests(t *testing.T) {
 
 func TestListPullRequestsErrors(t *testing.T) {
 	t.Parallel()
-	f := newOpsFixture(t)
+	f := newFixture(t)
 	f.queue("main", queue.DefaultSettings())
-	unknown := opsKey
+	unknown := testKey
 	unknown.Branch = "nope"
-	if _, err := f.svc.ListPullRequests(f.ctx, unknown, queue.EntryQuery{Limit: 5}); !errors.Is(err, queue.ErrNotFound) {
+	if _, err := f.reads.ListPullRequests(f.ctx, unknown, queue.EntryQuery{Limit: 5}); !errors.Is(err, queue.ErrNotFound) {
 		t.Errorf("unknown queue: %v", err)
 	}
-	for _, limit := range []int{0, -1, service.MaxListTake + 2} {
+	for _, limit := range []int{0, -1, readside.MaxListTake + 2} {
 		var ie *queue.InputError
-		if _, err := f.svc.ListPullRequests(f.ctx, opsKey, queue.EntryQuery{Limit: limit}); !errors.As(err, &ie) {
+		if _, err := f.reads.ListPullRequests(f.ctx, testKey, queue.EntryQuery{Limit: limit}); !errors.As(err, &ie) {
 			t.Errorf("limit %d: %v, want InputError", limit, err)
 		}
 	}

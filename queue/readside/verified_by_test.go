@@ -1,4 +1,4 @@
-package service_test
+package readside_test
 
 import (
 	"testing"
@@ -11,9 +11,9 @@ import (
 // entry's run while it is active and from its last event once it ended.
 func TestVerifiedByTestRun(t *testing.T) {
 	t.Parallel()
-	f := newOpsFixture(t)
+	f := newFixture(t)
 	q := f.queue("main", queue.DefaultSettings())
-	at := func(m int) time.Time { return opsNow.Add(time.Duration(m) * time.Minute) }
+	at := func(m int) time.Time { return testNow.Add(time.Duration(m) * time.Minute) }
 	run := func(id string, status queue.RunStatus, reason queue.Reason, e *queue.Entry) {
 		r := f.run(q, id, status, []*queue.Entry{e}, nil)
 		r.FailureReason = reason
@@ -101,7 +101,7 @@ func TestVerifiedByTestRun(t *testing.T) {
 	}
 	want[14] = ""
 
-	got, err := f.svc.ListPullRequests(f.ctx, opsKey, queue.EntryQuery{Limit: 100})
+	got, err := f.reads.ListPullRequests(f.ctx, testKey, queue.EntryQuery{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestVerifiedByTestRun(t *testing.T) {
 			t.Errorf("#%d (%s, %s): verifiedByTestRun %q, want %q", s.Entry.PRNumber, s.Entry.State, s.Entry.StateReason, s.VerifiedByTestRun, w)
 		}
 	}
-	one, err := f.svc.GetSubmitted(f.ctx, opsKey, 9)
+	one, err := f.reads.GetSubmitted(f.ctx, testKey, 9)
 	if err != nil {
 		t.Fatal(err)
 	}

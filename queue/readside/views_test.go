@@ -1,4 +1,4 @@
-package service_test
+package readside_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/readside"
 	"github.com/mergequeue/mq/queue/sqlite"
 )
 
@@ -89,13 +89,13 @@ func (c *countingStore) LastEvent(ctx context.Context, id int64, entryID string)
 	return c.Store.LastEvent(ctx, id, entryID)
 }
 
-// viewFixture is a Service over a counting SQLite store with a settable
-// clock.
+// viewFixture is Reads over a counting SQLite store with a settable
+// clock; the state is written straight to the store.
 type viewFixture struct {
 	t     *testing.T
 	ctx   context.Context
 	store *countingStore
-	svc   *service.Service
+	reads *readside.Reads
 	q     *queue.Queue
 
 	mu  sync.Mutex
@@ -109,11 +109,9 @@ func newViewFixture(t *testing.T, entries int) *viewFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	f := &viewFixture{t: t, ctx: context.Background(), store: &countingStore{Store: s, reads: map[string]int{}}, now: opsNow}
-	f.svc = service.NewService(f.store, newOpsGitHub(), service.Options{Now: f.clock})
-	if f.q, err = f.svc.CreateQueue(f.ctx, opsKey, queue.DefaultSettings()); err != nil {
-		t.Fatal(err)
-	}
+	f := &viewFixture{t: t, ctx: context.Background(), store: &countingStore{Store: s, reads: map[string]int{}}, now: testNow}
+	f.reads = readside.New(f.store, readside.Options{Now: f.clock})
+	f.q = createQueue(t, f.store, testKey, queue.DefaultSettings())
 	for n := 1; n <= entries; n++ {
 		f.save(n, queue.StatePending, func(*queue.Entry) {})
 	}
@@ -136,10 +134,10 @@ func (f *viewFixture) advance(d time.Duration) {
 func (f *viewFixture) save(n int, st queue.EntryState, mod func(*queue.Entry)) {
 	f.t.Helper()
 	e := &queue.Entry{ID: fmt.Sprintf("e%d", n), QueueID: f.q.ID, PRNumber: n, PRSHA: fmt.Sprintf("sha%d", n),
-		PR:    queue.PRFacts{Title: fmt.Sprintf("PR %d", n), HeadSHA: fmt.Sprintf("sha%d", n), BaseBranch: "main", Open: true, ReadAt: opsNow},
-		State: st, StateChangedAt: opsNow, PriorityValue: queue.DefaultPriority, SubmittedAt: opsNow, AdmittedAt: opsNow, Seq: int64(n)}
+		PR:    queue.PRFacts{Title: fmt.Sprintf("PR %d", n), HeadSHA: fmt.Sprintf("sha%d", n), BaseBranch: "main", Open: true, ReadAt: testNow},
+		State: st, StateChangedAt: testNow, PriorityValue: queue.DefaultPriority, SubmittedAt: testNow, AdmittedAt: testNow, Seq: int64(n)}
 	if st.Terminal() {
-		e.ConcludedAt = opsNow.Add(time.Minute)
+		e.ConcludedAt = testNow.Add(time.Minute)
 	}
 	mod(e)
 	if err := f.store.SaveEntry(f.ctx, e); err != nil {
@@ -149,7 +147,7 @@ func (f *viewFixture) save(n int, st queue.EntryState, mod func(*queue.Entry)) {
 
 func (f *viewFixture) submitted(n int) *queue.SubmittedPR {
 	f.t.Helper()
-	sub, err := f.svc.GetSubmitted(f.ctx, opsKey, n)
+	sub, err := f.reads.GetSubmitted(f.ctx, testKey, n)
 	if err != nil {
 		f.t.Fatalf("GetSubmitted(#%d): %v", n, err)
 	}
@@ -165,7 +163,7 @@ func TestReadModelAnswersRepeatedReadsFromMemory(t *testing.T) {
 	f := newViewFixture(t, 5)
 	for i := range 100 {
 		f.submitted(i%5 + 1)
-		if _, entries, err := f.svc.GetQueue(f.ctx, opsKey); err != nil || len(entries) != 5 {
+		if _, entries, err := f.reads.GetQueue(f.ctx, testKey); err != nil || len(entries) != 5 {
 			t.Fatalf("GetQueue = %d entries, %v", len(entries), err)
 		}
 	}
@@ -180,7 +178,7 @@ func TestReadModelAnswersRepeatedReadsFromMemory(t *testing.T) {
 	}
 	before := f.store.total()
 	f.submitted(3)
-	if _, _, err := f.svc.GetQueue(f.ctx, opsKey); err != nil {
+	if _, _, err := f.reads.GetQueue(f.ctx, testKey); err != nil {
 		t.Fatal(err)
 	}
 	if after := f.store.total(); after != before {
@@ -194,11 +192,12 @@ func TestReadModelAnswersRepeatedReadsFromMemory(t *testing.T) {
 	if n := f.store.n("ListActiveEntries"); n != 2 {
 		t.Errorf("after one write the entries were listed %d times in all, want 2", n)
 	}
-	paused := queue.QueuePaused
-	if _, err := f.svc.UpdateQueue(f.ctx, opsKey, queue.QueueUpdate{State: &paused}); err != nil {
+	paused := *f.q
+	paused.State = queue.QueuePaused
+	if err := f.store.UpdateQueue(f.ctx, &paused); err != nil {
 		t.Fatal(err)
 	}
-	if q, _, err := f.svc.GetQueue(f.ctx, opsKey); err != nil || q.State != queue.QueuePaused {
+	if q, _, err := f.reads.GetQueue(f.ctx, testKey); err != nil || q.State != queue.QueuePaused {
 		t.Errorf("after UpdateQueue: %+v, %v", q, err)
 	}
 }
@@ -213,7 +212,7 @@ func TestReadModelEndedAndUnknownPRs(t *testing.T) {
 		if got := f.submitted(7); got.Entry.State != queue.StateMerged || got.IsCurrentlySubmitted {
 			t.Fatalf("ended PR: %+v", got)
 		}
-		if _, err := f.svc.GetSubmitted(f.ctx, opsKey, 8); !errors.Is(err, queue.ErrNotFound) {
+		if _, err := f.reads.GetSubmitted(f.ctx, testKey, 8); !errors.Is(err, queue.ErrNotFound) {
 			t.Fatalf("never submitted: %v, want ErrNotFound", err)
 		}
 	}
@@ -232,28 +231,25 @@ func TestReadModelEndedAndUnknownPRs(t *testing.T) {
 func TestReadModelFollowsQueuesCreatedAndDeleted(t *testing.T) {
 	t.Parallel()
 	f := newViewFixture(t, 0)
-	if _, _, err := f.svc.GetQueue(f.ctx, opsKey); err != nil {
+	if _, _, err := f.reads.GetQueue(f.ctx, testKey); err != nil {
 		t.Fatal(err)
 	}
-	shouty := opsKey
+	shouty := testKey
 	shouty.Repo.Owner, shouty.Repo.Name = "ACME", "Widgets"
-	if q, _, err := f.svc.GetQueue(f.ctx, shouty); err != nil || q.ID != f.q.ID {
+	if q, _, err := f.reads.GetQueue(f.ctx, shouty); err != nil || q.ID != f.q.ID {
 		t.Fatalf("GetQueue(%s) = %+v, %v; want queue %d", shouty, q, err, f.q.ID)
 	}
-	if err := f.svc.DeleteQueue(f.ctx, opsKey); err != nil {
+	if err := f.store.DeleteQueue(f.ctx, f.q.ID); err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []queue.QueueKey{opsKey, shouty} {
-		if _, _, err := f.svc.GetQueue(f.ctx, key); !errors.Is(err, queue.ErrNotFound) {
+	for _, key := range []queue.QueueKey{testKey, shouty} {
+		if _, _, err := f.reads.GetQueue(f.ctx, key); !errors.Is(err, queue.ErrNotFound) {
 			t.Fatalf("deleted queue %s: %v, want ErrNotFound", key, err)
 		}
 	}
-	q, err := f.svc.CreateQueue(f.ctx, opsKey, queue.DefaultSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, key := range []queue.QueueKey{opsKey, shouty} {
-		if got, _, err := f.svc.GetQueue(f.ctx, key); err != nil || got.ID != q.ID {
+	q := createQueue(t, f.store, testKey, queue.DefaultSettings())
+	for _, key := range []queue.QueueKey{testKey, shouty} {
+		if got, _, err := f.reads.GetQueue(f.ctx, key); err != nil || got.ID != q.ID {
 			t.Fatalf("queue created again, %s: %+v, %v; want queue %d", key, got, err, q.ID)
 		}
 	}
@@ -263,7 +259,7 @@ func TestReadModelFollowsQueuesCreatedAndDeleted(t *testing.T) {
 func TestReadModelEstimatesFollowTheClock(t *testing.T) {
 	t.Parallel()
 	f := newViewFixture(t, 2)
-	started := opsNow.Add(-20 * time.Minute)
+	started := testNow.Add(-20 * time.Minute)
 	run := &queue.TestRun{ID: "done", QueueID: f.q.ID, Status: queue.RunSucceeded, Closed: true, CreatedAt: started,
 		StartedAt: started, FinishedAt: started.Add(10 * time.Minute), EntryIDs: []string{"x"}}
 	if err := f.store.SaveRun(f.ctx, run); err != nil {
@@ -291,11 +287,11 @@ func TestReadModelReadYourWritesUnderLoad(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; ctx.Err() == nil; i++ {
-				if _, err := f.svc.GetSubmitted(f.ctx, opsKey, (r+i)%20+1); err != nil {
+				if _, err := f.reads.GetSubmitted(f.ctx, testKey, (r+i)%20+1); err != nil {
 					t.Errorf("reader: %v", err)
 					return
 				}
-				if _, _, err := f.svc.GetQueue(f.ctx, opsKey); err != nil {
+				if _, _, err := f.reads.GetQueue(f.ctx, testKey); err != nil {
 					t.Errorf("reader: %v", err)
 					return
 				}
@@ -307,7 +303,7 @@ func TestReadModelReadYourWritesUnderLoad(t *testing.T) {
 		if got := f.submitted(1).Entry.PriorityValue; got != i {
 			t.Fatalf("write %d returned, then a read shows priority %d", i, got)
 		}
-		_, entries, err := f.svc.GetQueue(f.ctx, opsKey)
+		_, entries, err := f.reads.GetQueue(f.ctx, testKey)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -327,11 +323,11 @@ func TestReadModelReadYourWritesUnderLoad(t *testing.T) {
 func TestQueueSnapshotIsSharedUntilAWrite(t *testing.T) {
 	t.Parallel()
 	f := newViewFixture(t, 3)
-	a, err := f.svc.QueueSnapshot(f.ctx, opsKey)
+	a, err := f.reads.QueueSnapshot(f.ctx, testKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := f.svc.QueueSnapshot(f.ctx, opsKey)
+	b, err := f.reads.QueueSnapshot(f.ctx, testKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,11 +335,11 @@ func TestQueueSnapshotIsSharedUntilAWrite(t *testing.T) {
 		t.Fatalf("two snapshots of an unchanged queue: %p %p, %d entries", a, b, len(a.Entries))
 	}
 	encodes := 0
-	encode := func(s *service.QueueSnapshot) ([]byte, error) {
+	encode := func(s *readside.QueueSnapshot) ([]byte, error) {
 		encodes++
 		return []byte(fmt.Sprint(len(s.Entries))), nil
 	}
-	if _, err := a.Encoded(func(*service.QueueSnapshot) ([]byte, error) { return nil, errors.New("full disk") }); err == nil {
+	if _, err := a.Encoded(func(*readside.QueueSnapshot) ([]byte, error) { return nil, errors.New("full disk") }); err == nil {
 		t.Fatal("a failed encoding was not returned")
 	}
 	for range 3 {
@@ -355,14 +351,14 @@ func TestQueueSnapshotIsSharedUntilAWrite(t *testing.T) {
 		t.Errorf("encoded %d times, want once (a failure is not kept)", encodes)
 	}
 	f.save(4, queue.StatePending, func(*queue.Entry) {})
-	c, err := f.svc.QueueSnapshot(f.ctx, opsKey)
+	c, err := f.reads.QueueSnapshot(f.ctx, testKey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c == a || len(c.Entries) != 4 {
 		t.Errorf("after a write: the old snapshot (%v) or %d entries", c == a, len(c.Entries))
 	}
-	if _, err := f.svc.QueueSnapshot(f.ctx, queue.QueueKey{Repo: opsKey.Repo, Branch: "nope"}); !errors.Is(err, queue.ErrNotFound) {
+	if _, err := f.reads.QueueSnapshot(f.ctx, queue.QueueKey{Repo: testKey.Repo, Branch: "nope"}); !errors.Is(err, queue.ErrNotFound) {
 		t.Errorf("unknown queue: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package service
+package readside
 
 import (
 	"context"
@@ -8,20 +8,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/readside"
 )
-
-// QueueVersions is implemented by a store that counts its committed writes
-// per queue (queue/sqlite and queue/memstore do). QueueVersion must grow
-// with every write that may change what a queue's reads return — its row,
-// entries, runs, impacted targets or events, or the creation or deletion
-// of any queue — before that write returns to its caller, and must never
-// block. With it the Service answers GetQueue and GetSubmitted from a view
-// of the queue kept in memory for as long as the queue's version stays
-// the same; without it, it reads the store every time.
-type QueueVersions interface {
-	QueueVersion(queueID int64) uint64
-}
 
 // Bounds of the read model: spellings of queue keys remembered, and PRs
 // described per view (beyond them reads still work, uncached).
@@ -30,7 +17,7 @@ const (
 	maxDescribedPR = 4096
 )
 
-// views is the Service's read model: per queue, what GetQueue and
+// views is the read model: per queue, what GetQueue, QueueSnapshot and
 // GetSubmitted read, as of a version of the store. A view is served while
 // the queue's version is the one read before the view was loaded, so a
 // read never shows a state older than a write that returned before the
@@ -61,7 +48,7 @@ type viewLoad struct {
 	joined  int // readers waiting for this load (under views.mu)
 }
 
-func newViews(store queue.Store) *views {
+func newViews(store Store) *views {
 	v, ok := store.(QueueVersions)
 	if !ok {
 		return nil
@@ -79,13 +66,13 @@ type queueView struct {
 	ordered []*queue.Entry       // the admitted ones, in queue order
 	active  map[int]*queue.Entry // by PR number
 	runs    []*queue.TestRun     // open runs
-	typical time.Duration        // readside.TypicalDuration of the recent runs
+	typical time.Duration        // TypicalDuration of the recent runs
 	snap    *QueueSnapshot       // q and ordered, handed out by QueueSnapshot
 
 	mu        sync.Mutex
 	described map[int]*queue.SubmittedPR // PR → description without position and ETA; nil = never submitted
 	estAt     time.Time                  // when ests was computed
-	ests      map[string]readside.Estimate
+	ests      map[string]Estimate
 }
 
 // idOf returns the queue a key spelling resolved to.
@@ -162,35 +149,35 @@ func (vs *views) load(id int64, want uint64, load func(version uint64) (*queueVi
 // the store's current version or later: from memory when nothing was
 // written to the queue since it was loaded, else loaded now (and kept).
 // queue.ErrNotFound (wrapped) if the queue does not exist.
-func (s *Service) view(ctx context.Context, key queue.QueueKey) (*queueView, error) {
-	if s.views == nil {
-		q, err := s.store.GetQueue(ctx, key)
+func (r *Reads) view(ctx context.Context, key queue.QueueKey) (*queueView, error) {
+	if r.views == nil {
+		q, err := r.store.GetQueue(ctx, key)
 		if err != nil {
 			return nil, err
 		}
-		return s.loadView(ctx, q.ID, 0)
+		return r.loadView(ctx, q.ID, 0)
 	}
 	for {
-		id, known := s.views.idOf(key)
+		id, known := r.views.idOf(key)
 		if !known {
-			q, err := s.store.GetQueue(ctx, key)
+			q, err := r.store.GetQueue(ctx, key)
 			if err != nil {
 				return nil, err
 			}
 			id = q.ID
-			s.views.remember(key, id)
+			r.views.remember(key, id)
 		}
-		if v := s.views.current(id); v != nil {
+		if v := r.views.current(id); v != nil {
 			return v, nil
 		}
 		// The version is read before anything is loaded: a write that
 		// commits meanwhile makes the view stale at once. A load that
 		// began at this version or later is as fresh as this read needs.
-		v, err := s.views.load(id, s.views.versions.QueueVersion(id), func(version uint64) (*queueView, error) {
-			return s.loadView(context.WithoutCancel(ctx), id, version)
+		v, err := r.views.load(id, r.views.versions.QueueVersion(id), func(version uint64) (*queueView, error) {
+			return r.loadView(context.WithoutCancel(ctx), id, version)
 		})
 		if errors.Is(err, queue.ErrNotFound) && known {
-			s.views.forget(id) // deleted (and perhaps created again): resolve the key again
+			r.views.forget(id) // deleted (and perhaps created again): resolve the key again
 			continue
 		}
 		if err != nil {
@@ -201,24 +188,24 @@ func (s *Service) view(ctx context.Context, key queue.QueueKey) (*queueView, err
 }
 
 // loadView reads queue id's view from the store.
-func (s *Service) loadView(ctx context.Context, id int64, version uint64) (*queueView, error) {
-	q, err := s.store.GetQueueByID(ctx, id)
+func (r *Reads) loadView(ctx context.Context, id int64, version uint64) (*queueView, error) {
+	q, err := r.store.GetQueueByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := s.store.ListActiveEntries(ctx, id)
+	entries, err := r.store.ListActiveEntries(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list entries of %s: %w", q.Key, err)
 	}
-	runs, err := s.store.ListOpenRuns(ctx, id)
+	runs, err := r.store.ListOpenRuns(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list runs of %s: %w", q.Key, err)
 	}
-	recent, err := s.store.RecentRuns(ctx, id, readside.RecentRunsForETA)
+	recent, err := r.store.RecentRuns(ctx, id, RecentRunsForETA)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list recent runs of %s: %w", q.Key, err)
 	}
-	v := &queueView{version: version, q: q, entries: entries, runs: runs, typical: readside.TypicalDuration(recent),
+	v := &queueView{version: version, q: q, entries: entries, runs: runs, typical: TypicalDuration(recent),
 		ordered: queue.InQueueOrder(entries), active: make(map[int]*queue.Entry, len(entries)),
 		described: map[int]*queue.SubmittedPR{}}
 	for _, e := range entries {
@@ -261,7 +248,7 @@ func (qs *QueueSnapshot) Encoded(encode func(*QueueSnapshot) ([]byte, error)) ([
 // submitted describes PR pr of the view's queue as getSubmittedPullRequest
 // shows it, without its position and ETA; nil if the PR was never
 // submitted to the queue. Descriptions are kept with the view.
-func (s *Service) submitted(ctx context.Context, v *queueView, pr int) (*queue.SubmittedPR, error) {
+func (r *Reads) submitted(ctx context.Context, v *queueView, pr int) (*queue.SubmittedPR, error) {
 	v.mu.Lock()
 	sub, ok := v.described[pr]
 	v.mu.Unlock()
@@ -271,7 +258,7 @@ func (s *Service) submitted(ctx context.Context, v *queueView, pr int) (*queue.S
 	e := v.active[pr]
 	if e == nil {
 		var err error
-		e, err = s.store.GetEntry(ctx, v.q.ID, pr)
+		e, err = r.store.GetEntry(ctx, v.q.ID, pr)
 		switch {
 		case errors.Is(err, queue.ErrNotFound):
 			e = nil
@@ -281,11 +268,11 @@ func (s *Service) submitted(ctx context.Context, v *queueView, pr int) (*queue.S
 	}
 	if e != nil {
 		var err error
-		if sub, err = s.describeEntry(ctx, v.q, e, 0); err != nil {
+		if sub, err = r.describeEntry(ctx, v.q, e, 0); err != nil {
 			return nil, err
 		}
 	}
-	if s.views != nil {
+	if r.views != nil {
 		v.mu.Lock()
 		if len(v.described) < maxDescribedPR {
 			v.described[pr] = sub
@@ -300,9 +287,9 @@ func (s *Service) submitted(ctx context.Context, v *queueView, pr int) (*queue.S
 // times in, so a burst of reads computes them once.
 const estimateReuse = time.Millisecond
 
-// estimates returns the view's estimates at now (readside.Estimates), or at
+// estimates returns the view's estimates at now (Estimates), or at
 // an instant at most estimateReuse before it.
-func (v *queueView) estimates(now time.Time) map[string]readside.Estimate {
+func (v *queueView) estimates(now time.Time) map[string]Estimate {
 	v.mu.Lock()
 	if d := now.Sub(v.estAt); v.ests != nil && d >= 0 && d < estimateReuse {
 		ests := v.ests
@@ -310,7 +297,7 @@ func (v *queueView) estimates(now time.Time) map[string]readside.Estimate {
 		return ests
 	}
 	v.mu.Unlock()
-	ests := readside.Estimates(v.q, v.entries, v.runs, v.typical, now)
+	ests := Estimates(v.q, v.entries, v.runs, v.typical, now)
 	v.mu.Lock()
 	v.estAt, v.ests = now, ests
 	v.mu.Unlock()

@@ -1,4 +1,4 @@
-package service
+package readside
 
 import (
 	"context"
@@ -16,20 +16,20 @@ const MaxListTake = 100
 // getSubmittedPullRequest shows it. ErrNotFound if the queue is unknown; an
 // *InputError if the limit is outside 1..MaxListTake+1 (a caller paging
 // asks for one more entry than its page to learn whether more follow).
-func (s *Service) ListPullRequests(ctx context.Context, key queue.QueueKey, query queue.EntryQuery) ([]*queue.SubmittedPR, error) {
+func (r *Reads) ListPullRequests(ctx context.Context, key queue.QueueKey, query queue.EntryQuery) ([]*queue.SubmittedPR, error) {
 	if query.Limit < 1 || query.Limit > MaxListTake+1 {
 		return nil, queue.Inputf("take must be between 1 and %d, got %d", MaxListTake, query.Limit)
 	}
-	q, err := s.store.GetQueue(ctx, key)
+	q, err := r.store.GetQueue(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load queue %s: %w", key, err)
 	}
 	query.QueueID = q.ID
-	entries, err := s.store.ListEntries(ctx, query)
+	entries, err := r.store.ListEntries(ctx, query)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list entries of %s: %w", key, err)
 	}
-	active, err := s.store.ListActiveEntries(ctx, q.ID)
+	active, err := r.store.ListActiveEntries(ctx, q.ID)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list active entries of %s: %w", key, err)
 	}
@@ -39,7 +39,7 @@ func (s *Service) ListPullRequests(ctx context.Context, key queue.QueueKey, quer
 	}
 	out := make([]*queue.SubmittedPR, 0, len(entries))
 	for _, e := range entries {
-		sub, err := s.describeEntry(ctx, q, e, position[e.ID])
+		sub, err := r.describeEntry(ctx, q, e, position[e.ID])
 		if err != nil {
 			return nil, err
 		}
@@ -50,21 +50,21 @@ func (s *Service) ListPullRequests(ctx context.Context, key queue.QueueKey, quer
 
 // describeEntry builds the getSubmittedPullRequest view of an entry whose
 // 1-based position among admitted entries is pos (0 if none).
-func (s *Service) describeEntry(ctx context.Context, q *queue.Queue, e *queue.Entry, pos int) (*queue.SubmittedPR, error) {
+func (r *Reads) describeEntry(ctx context.Context, q *queue.Queue, e *queue.Entry, pos int) (*queue.SubmittedPR, error) {
 	sub := &queue.SubmittedPR{Entry: e, TestRunID: e.RunID, IsCurrentlySubmitted: e.Active(), QueuePosition: pos}
 	sub.Readiness = queue.Readiness{
 		RequiresImpactedTargets: q.Settings.Mode == queue.ModeParallel,
 		DoesBaseBranchMatch:     e.PR.BaseBranch == q.Key.Branch,
 		GitHubMergeability:      mergeability(e.PR),
 	}
-	t, err := s.store.GetTargets(ctx, q.ID, e.PRNumber)
+	t, err := r.store.GetTargets(ctx, q.ID, e.PRNumber)
 	switch {
 	case err == nil:
 		sub.Readiness.HasImpactedTargets = t.SHA == e.PRSHA || (e.PR.HeadSHA != "" && t.SHA == e.PR.HeadSHA)
 	case !errors.Is(err, queue.ErrNotFound):
 		return nil, fmt.Errorf("failed to load impacted targets of #%d: %w", e.PRNumber, err)
 	}
-	if sub.VerifiedByTestRun, err = s.verifiedBy(ctx, q, e); err != nil {
+	if sub.VerifiedByTestRun, err = r.verifiedBy(ctx, q, e); err != nil {
 		return nil, err
 	}
 	return sub, nil
@@ -76,7 +76,7 @@ func (s *Service) describeEntry(ctx context.Context, q *queue.Queue, e *queue.En
 // it. The run must have the result the state rests on: passed for
 // tests_passed (unless vouched for) and a merge by the queue, failed for
 // pending_failure, and failed with the entry's reason for failed.
-func (s *Service) verifiedBy(ctx context.Context, q *queue.Queue, e *queue.Entry) (string, error) {
+func (r *Reads) verifiedBy(ctx context.Context, q *queue.Queue, e *queue.Entry) (string, error) {
 	var want queue.RunStatus
 	switch {
 	case e.State == queue.StateTestsPassed && !e.Vouched,
@@ -89,7 +89,7 @@ func (s *Service) verifiedBy(ctx context.Context, q *queue.Queue, e *queue.Entry
 	}
 	runID := e.RunID
 	if !e.Active() {
-		ev, err := s.store.LastEvent(ctx, q.ID, e.ID)
+		ev, err := r.store.LastEvent(ctx, q.ID, e.ID)
 		switch {
 		case errors.Is(err, queue.ErrNotFound):
 			return "", nil // past the event log's retention
@@ -103,14 +103,28 @@ func (s *Service) verifiedBy(ctx context.Context, q *queue.Queue, e *queue.Entry
 	if runID == "" {
 		return "", nil
 	}
-	r, err := s.store.GetRun(ctx, runID)
+	run, err := r.store.GetRun(ctx, runID)
 	switch {
 	case errors.Is(err, queue.ErrNotFound):
 		return "", nil
 	case err != nil:
 		return "", fmt.Errorf("failed to load run %s of #%d: %w", runID, e.PRNumber, err)
-	case r.Status != want, e.State == queue.StateFailed && r.FailureReason != e.StateReason:
+	case run.Status != want, e.State == queue.StateFailed && run.FailureReason != e.StateReason:
 		return "", nil
 	}
-	return r.ID, nil
+	return run.ID, nil
+}
+
+// mergeability is how readiness shows GitHub's mergeability of a PR.
+func mergeability(f queue.PRFacts) string {
+	switch {
+	case f.ReadAt.IsZero():
+		return "unspecified"
+	case f.MergeableState == "dirty" || (f.Mergeable != nil && !*f.Mergeable):
+		return "not_mergeable"
+	case f.Mergeable == nil && (f.MergeableState == "" || f.MergeableState == "unknown"):
+		return "in_progress"
+	default:
+		return "mergeable"
+	}
 }

@@ -1,4 +1,4 @@
-package service
+package readside
 
 import (
 	"context"
@@ -43,12 +43,12 @@ type TestingDetails struct {
 
 // TestingDetails returns a test run of a queue by ID. ErrNotFound if the
 // queue is unknown, or the run is unknown or belongs to another queue.
-func (s *Service) TestingDetails(ctx context.Context, key queue.QueueKey, runID string) (*TestingDetails, error) {
-	q, err := s.store.GetQueue(ctx, key)
+func (r *Reads) TestingDetails(ctx context.Context, key queue.QueueKey, runID string) (*TestingDetails, error) {
+	q, err := r.store.GetQueue(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load queue %s: %w", key, err)
 	}
-	run, err := s.store.GetRun(ctx, runID)
+	run, err := r.store.GetRun(ctx, runID)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load test run %s: %w", runID, err)
 	}
@@ -56,23 +56,23 @@ func (s *Service) TestingDetails(ctx context.Context, key queue.QueueKey, runID 
 		return nil, fmt.Errorf("test run %s is not a run of %s: %w", runID, key, queue.ErrNotFound)
 	}
 	d := &TestingDetails{Queue: q, Run: run, Targets: map[int]*queue.Targets{}}
-	switch rs, err := s.store.GetRunSurface(ctx, runID); {
+	switch rs, err := r.store.GetRunSurface(ctx, runID); {
 	case err == nil:
 		d.TestPRNumber = rs.PRNumber
 	case !errors.Is(err, queue.ErrNotFound):
 		return nil, fmt.Errorf("failed to load the test PR of run %s: %w", runID, err)
 	}
 	if run.SHA != "" {
-		if d.Checks, err = s.store.ListChecks(ctx, q.Key.Repo, run.SHA); err != nil {
+		if d.Checks, err = r.store.ListChecks(ctx, q.Key.Repo, run.SHA); err != nil {
 			return nil, fmt.Errorf("failed to list checks of run %s: %w", runID, err)
 		}
 		sort.Slice(d.Checks, func(i, j int) bool { return d.Checks[i].Name < d.Checks[j].Name })
 	}
-	if err := s.describeTested(ctx, d); err != nil {
+	if err := r.describeTested(ctx, d); err != nil {
 		return nil, err
 	}
 	for _, id := range run.Ahead {
-		e, err := s.store.GetEntryByID(ctx, id)
+		e, err := r.store.GetEntryByID(ctx, id)
 		if errors.Is(err, queue.ErrNotFound) {
 			continue
 		}
@@ -90,7 +90,7 @@ func (s *Service) TestingDetails(ctx context.Context, key queue.QueueKey, runID 
 }
 
 // describeTested fills Tested, Targets and Union.
-func (s *Service) describeTested(ctx context.Context, d *TestingDetails) error {
+func (r *Reads) describeTested(ctx context.Context, d *TestingDetails) error {
 	run := d.Run
 	union := &queue.Targets{QueueID: d.Queue.ID, List: []string{}}
 	known := len(run.PRNumbers) > 0
@@ -101,7 +101,7 @@ func (s *Service) describeTested(ctx context.Context, d *TestingDetails) error {
 			pr.SHA = run.PRSHAs[i]
 		}
 		if i < len(run.EntryIDs) {
-			e, err := s.store.GetEntryByID(ctx, run.EntryIDs[i])
+			e, err := r.store.GetEntryByID(ctx, run.EntryIDs[i])
 			switch {
 			case err == nil:
 				pr.Title = e.PR.Title
@@ -113,7 +113,7 @@ func (s *Service) describeTested(ctx context.Context, d *TestingDetails) error {
 			}
 		}
 		d.Tested = append(d.Tested, pr)
-		t, err := s.store.GetTargets(ctx, d.Queue.ID, n)
+		t, err := r.store.GetTargets(ctx, d.Queue.ID, n)
 		if errors.Is(err, queue.ErrNotFound) {
 			known = false
 			continue

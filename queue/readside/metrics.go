@@ -1,4 +1,4 @@
-package service
+package readside
 
 import (
 	"context"
@@ -42,9 +42,9 @@ type QueueMetrics struct {
 
 // QueueMetrics computes a queue's current gauges and its figures over the
 // last window from the event log.
-func (s *Service) QueueMetrics(ctx context.Context, q *queue.Queue, window time.Duration) (*QueueMetrics, error) {
+func (r *Reads) QueueMetrics(ctx context.Context, q *queue.Queue, window time.Duration) (*QueueMetrics, error) {
 	m := &QueueMetrics{Queue: q, Conclusions: map[queue.EntryState]int{queue.StateMerged: 0, queue.StateFailed: 0, queue.StateCancelled: 0}}
-	active, err := s.store.ListActiveEntries(ctx, q.ID)
+	active, err := r.store.ListActiveEntries(ctx, q.ID)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list entries of %s: %w", q.Key, err)
 	}
@@ -56,23 +56,23 @@ func (s *Service) QueueMetrics(ctx context.Context, q *queue.Queue, window time.
 			m.Depth++
 		}
 	}
-	runs, err := s.store.ListOpenRuns(ctx, q.ID)
+	runs, err := r.store.ListOpenRuns(ctx, q.ID)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list runs of %s: %w", q.Key, err)
 	}
-	for _, r := range runs {
-		if r.Status != queue.RunBuilding && r.Status != queue.RunInProgress {
+	for _, run := range runs {
+		if run.Status != queue.RunBuilding && run.Status != queue.RunInProgress {
 			continue
 		}
-		if r.Bisection {
+		if run.Bisection {
 			m.SlotsBisection++
 		} else {
 			m.SlotsMain++
 		}
 	}
-	now := s.now()
+	now := r.now()
 	since := now.Add(-window)
-	recent, err := s.store.ListEvents(ctx, q.ID, since)
+	recent, err := r.store.ListEvents(ctx, q.ID, since)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list events of %s: %w", q.Key, err)
 	}
@@ -88,7 +88,7 @@ func (s *Service) QueueMetrics(ctx context.Context, q *queue.Queue, window time.
 		m.Conclusions[ev.To]++
 		if !concluded[ev.EntryID] {
 			concluded[ev.EntryID] = true
-			e, err := s.store.GetEntryByID(ctx, ev.EntryID)
+			e, err := r.store.GetEntryByID(ctx, ev.EntryID)
 			if err != nil && !errors.Is(err, queue.ErrNotFound) {
 				return nil, fmt.Errorf("failed to load entry %s: %w", ev.EntryID, err)
 			}
@@ -103,7 +103,7 @@ func (s *Service) QueueMetrics(ctx context.Context, q *queue.Queue, window time.
 	earliest = maxTime(earliest, since.Add(-MetricsLookback))
 	history := recent
 	if earliest.Before(since) {
-		if history, err = s.store.ListEvents(ctx, q.ID, earliest); err != nil {
+		if history, err = r.store.ListEvents(ctx, q.ID, earliest); err != nil {
 			return nil, fmt.Errorf("failed to list events of %s: %w", q.Key, err)
 		}
 	}
@@ -161,11 +161,4 @@ func (m *QueueMetrics) addDurations(events []queue.Event, concluded map[string]b
 		}
 		delete(lives, ev.EntryID) // the next event of this entry starts a new life
 	}
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }

@@ -1,4 +1,4 @@
-package service_test
+package readside_test
 
 import (
 	"sort"
@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 func TestQueueMetrics(t *testing.T) {
 	t.Parallel()
-	f := newOpsFixture(t)
+	f := newFixture(t)
 	q := f.queue("main", queue.DefaultSettings())
-	m := func(n int) time.Time { return opsNow.Add(time.Duration(n) * time.Minute) }
+	m := func(n int) time.Time { return testNow.Add(time.Duration(n) * time.Minute) }
 	const (
 		notReady  = queue.StateNotReady
 		pending   = queue.StatePending
@@ -49,7 +49,7 @@ func TestQueueMetrics(t *testing.T) {
 	f.event(d, m(-120), passed, queue.StateMerged, queue.ReasonMergedByQueue)
 
 	// #6 submitted beyond the lookback: only its test duration (3m) is known.
-	old := f.entry(q, 6, queue.StateMerged, opsNow.Add(-10*24*time.Hour))
+	old := f.entry(q, 6, queue.StateMerged, testNow.Add(-10*24*time.Hour))
 	f.event(old, m(-20), pending, underTest, queue.ReasonTesting)
 	f.event(old, m(-17), underTest, passed, queue.ReasonTestsPassed)
 	f.event(old, m(-15), passed, queue.StateMerged, queue.ReasonMergedByQueue)
@@ -72,17 +72,17 @@ func TestQueueMetrics(t *testing.T) {
 	}
 	f.run(q, "done-run", queue.RunSucceeded, []*queue.Entry{e5}, nil)
 
-	got, err := f.svc.QueueMetrics(f.ctx, q, time.Hour)
+	got, err := f.reads.QueueMetrics(f.ctx, q, time.Hour)
 	if err != nil {
 		t.Fatalf("QueueMetrics: %v", err)
 	}
-	opsEqual(t, "depth", got.Depth, 2)
-	opsEqual(t, "awaiting mergeability", got.AwaitingMergeability, 2)
-	opsEqual(t, "main slots", got.SlotsMain, 1)
-	opsEqual(t, "bisection slots", got.SlotsBisection, 1)
-	opsEqual(t, "conclusions", got.Conclusions, map[queue.EntryState]int{
+	equal(t, "depth", got.Depth, 2)
+	equal(t, "awaiting mergeability", got.AwaitingMergeability, 2)
+	equal(t, "main slots", got.SlotsMain, 1)
+	equal(t, "bisection slots", got.SlotsBisection, 1)
+	equal(t, "conclusions", got.Conclusions, map[queue.EntryState]int{
 		queue.StateMerged: 2, queue.StateFailed: 1, queue.StateCancelled: 2})
-	opsEqual(t, "restarts", got.Restarts, 1)
+	equal(t, "restarts", got.Restarts, 1)
 	minutes := func(ds []time.Duration) []float64 {
 		out := make([]float64, len(ds))
 		for i, d := range ds {
@@ -91,19 +91,19 @@ func TestQueueMetrics(t *testing.T) {
 		sort.Float64s(out)
 		return out
 	}
-	opsEqual(t, "wait minutes", minutes(got.WaitTimes), []float64{5, 10})
-	opsEqual(t, "test minutes", minutes(got.TestTimes), []float64{3, 3, 10})
-	opsEqual(t, "in-queue minutes", minutes(got.TimesInQueue), []float64{1, 10, 15, 60})
+	equal(t, "wait minutes", minutes(got.WaitTimes), []float64{5, 10})
+	equal(t, "test minutes", minutes(got.TestTimes), []float64{3, 3, 10})
+	equal(t, "in-queue minutes", minutes(got.TimesInQueue), []float64{1, 10, 15, 60})
 }
 
 func TestQueueMetricsEmptyQueue(t *testing.T) {
 	t.Parallel()
-	f := newOpsFixture(t)
+	f := newFixture(t)
 	q := f.queue("main", queue.DefaultSettings())
-	got, err := f.svc.QueueMetrics(f.ctx, q, time.Hour)
+	got, err := f.reads.QueueMetrics(f.ctx, q, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opsEqual(t, "metrics", *got, service.QueueMetrics{Queue: q,
+	equal(t, "metrics", *got, readside.QueueMetrics{Queue: q,
 		Conclusions: map[queue.EntryState]int{queue.StateMerged: 0, queue.StateFailed: 0, queue.StateCancelled: 0}})
 }

@@ -1,4 +1,4 @@
-package service
+package readside
 
 import (
 	"errors"

@@ -40,16 +40,20 @@ func matches(pattern, path string) bool {
 	return path == pattern
 }
 
+// rule is a package and the packages it may not depend on, directly or
+// not.
+type rule struct {
+	pkg       string
+	forbidden []string
+}
+
 // TestDependencyDirection holds the layering of docs/architecture.md:
 // dependencies point inward (cmd/bot → app → handlers, queue/sqlite,
-// githubx → queue), and the packages that declare ports import none of
-// their implementations.
+// githubx → queue/service → queue/readside, queue/engine → queue), and the
+// packages that declare ports import none of their implementations.
 func TestDependencyDirection(t *testing.T) {
 	t.Parallel()
-	rules := []struct {
-		pkg       string
-		forbidden []string
-	}{
+	rules := []rule{
 		// The domain model: no transport, SQL, go-github or behaviour.
 		{"queue", []string{m("queue/..."), m("handlers/..."), m("githubx/..."), m("app/..."), "database/sql", "net/http", "github.com/google/go-github/...", "github.com/rs/zerolog"}},
 		// The engine: the domain model only (its direct imports are checked
@@ -57,6 +61,11 @@ func TestDependencyDirection(t *testing.T) {
 		{"queue/engine", []string{m("queue/service"), m("queue/sqlite"), m("queue/memstore"), m("handlers/..."), m("githubx/..."), m("app/...")}},
 		// The service drives ports, never their implementations.
 		{"queue/service", []string{m("queue/sqlite"), m("queue/memstore"), m("handlers/..."), m("githubx/..."), m("app/..."), "database/sql", "net/http"}},
+		// The read side: the domain model and the store port it declares;
+		// no use case, no engine, no transport (the service uses it for
+		// the estimates the reconciler shows).
+		{"queue/readside", []string{m("queue/service"), m("queue/engine"), m("queue/sqlite"), m("queue/memstore"), m("handlers/..."),
+			m("githubx/..."), m("app/..."), "database/sql", "net/http"}},
 		// queue/sqlite implements the inbox's and the token package's
 		// stores and imports them; app wires them; handlers is what the
 		// processor dispatches to.
@@ -84,6 +93,15 @@ func TestDependencyDirection(t *testing.T) {
 		// even while the packages it generates do not compile.
 		{"queue/settingdecl", []string{m("...")}},
 	}
+	// Families: every package under a path, those of today and those added
+	// later. What the REST API, the webhook handlers and the dashboard
+	// show comes from queue/readside; what they change goes through small
+	// interfaces they declare. Neither the service nor the engine is theirs
+	// to import, nor, for the dashboard, the store.
+	rules = withFamilies(t, rules, []rule{
+		{"handlers/...", []string{m("queue/service"), m("queue/engine")}},
+		{"app/dashboard/...", []string{m("queue/service"), m("queue/engine"), m("queue/sqlite")}},
+	})
 	// allowed are exceptions to a package's forbidden imports.
 	allowed := map[string][]string{"handlers": {m("githubx/ghfacts")}}
 	for _, r := range rules {
@@ -105,6 +123,37 @@ func TestDependencyDirection(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withFamilies adds to rules, for every package of the module matching a
+// family's pattern ("x/..." is x and what is under it), the family's
+// forbidden imports: a package added under the path later is held to them
+// too.
+func withFamilies(t *testing.T, rules, families []rule) []rule {
+	t.Helper()
+	index := map[string]int{}
+	for i, r := range rules {
+		index[r.pkg] = i
+	}
+	for _, path := range goList(t, "{{.ImportPath}}", m("..."), false) {
+		rel, ok := strings.CutPrefix(path, module+"/")
+		if !ok {
+			continue
+		}
+		for _, f := range families {
+			if !matches(f.pkg, rel) {
+				continue
+			}
+			i, known := index[rel]
+			if !known {
+				i = len(rules)
+				index[rel] = i
+				rules = append(rules, rule{pkg: rel})
+			}
+			rules[i].forbidden = append(slices.Clone(rules[i].forbidden), f.forbidden...)
+		}
+	}
+	return rules
 }
 
 // TestEngineIsPure: the engine's imports prove it does no I/O. It imports

@@ -5,7 +5,8 @@
 // handlers/inbox): its Receiver verifies and stores them before the 200, and
 // its Processor dispatches each, by event type, to the handler New returns
 // for it. One thin handler per event parses the payload, filters by action,
-// enriches the context logger and calls the queue service. Handlers are safe
+// enriches the context logger and calls the queue's use cases (Service), or
+// its read side (Reads) for what it looks up and shows. Handlers are safe
 // to run twice for the same event: webhooks are hints, the queue is
 // level-triggered and re-reads GitHub where decisions depend on it. A
 // malformed payload is a Permanent error: the inbox does not retry it.

@@ -21,5 +21,8 @@
 // Each operation lives in its own file as a method of *API and is registered
 // with one line in routes (api.go). Shared decoding is in decode.go, shared
 // encoding in encode.go, error mapping in errors.go and authentication in
-// auth.go. Tokens are issued and verified by package apitoken.
+// auth.go. Tokens are issued and verified by package apitoken. Operations
+// that change something call the queue's use cases (Service); those that do
+// not, its read side (Reads, package queue/readside): service.go declares
+// both.
 package api

@@ -19,6 +19,7 @@ import (
 	"github.com/mergequeue/mq/githubx/fakegithub"
 	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/readside"
 	"github.com/mergequeue/mq/queue/service"
 	"github.com/mergequeue/mq/queue/sqlite"
 )
@@ -46,7 +47,8 @@ func newRoutesEnv(t *testing.T, access DashboardAccess) *routesEnv {
 	e := &routesEnv{t: t, store: store, now: time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)}
 	clock := func() time.Time { return e.now }
 	e.app = &App{store: store, log: zerolog.New(io.Discard), now: clock, metrics: newMetrics(),
-		svc: service.NewService(store, nil, service.Options{Now: clock}),
+		svc:   service.NewService(store, nil, service.Options{Now: clock}),
+		reads: readside.New(store, readside.Options{Now: clock}),
 		cfg: &Config{GitHub: GitHubConfig{Host: "github.com", WebURL: "https://gh.example/"},
 			Server: ServerConfig{PublicURL: "http://localhost:8080"}, Dashboard: DashboardConfig{Access: access}}}
 	e.rewire()

@@ -7,17 +7,15 @@ import (
 
 	"github.com/mergequeue/mq/app/dashboard"
 	"github.com/mergequeue/mq/githubx"
-	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/readside"
 	"github.com/mergequeue/mq/queue/sqlite"
 )
 
-// newDashboard wires the dashboard of cfg: its reads are the store's and
-// the read side's estimates (storeReads), its sessions and tokens the
-// store's, its GitHub sign-in (with dashboard.access github) gh's OAuth
+// newDashboard wires the dashboard of cfg: its reads are the queue's read
+// side (the one the REST API uses), its sessions and tokens the store's, its GitHub sign-in (with dashboard.access github) gh's OAuth
 // web flow for the App's client.
 func newDashboard(cfg *Config, store *sqlite.Store, reads *readside.Reads, gh *githubx.Client, now func() time.Time) (*dashboard.Dashboard, error) {
-	ports := dashboard.Ports{Reads: storeReads{Store: store, reads: reads}, Sessions: sqliteSessions{store}, Tokens: store, Now: now}
+	ports := dashboard.Ports{Reads: reads, Sessions: sqliteSessions{store}, Tokens: store, Now: now}
 	if cfg.Dashboard.Access == DashboardGitHub {
 		if gh == nil {
 			return nil, fmt.Errorf("failed to set up the GitHub sign-in: no GitHub client")
@@ -35,28 +33,6 @@ func newDashboard(cfg *Config, store *sqlite.Store, reads *readside.Reads, gh *g
 		return nil, fmt.Errorf("failed to create the dashboard: %w", err)
 	}
 	return d, nil
-}
-
-// storeReads serves the dashboard's reads (dashboard.QueueReads) from the
-// store, and where entries stand from the queue's read side.
-type storeReads struct {
-	*sqlite.Store
-	reads *readside.Reads
-}
-
-var _ dashboard.QueueReads = storeReads{}
-
-// Estimates are the read side's estimates of q's admitted entries.
-func (r storeReads) Estimates(ctx context.Context, q *queue.Queue) (map[string]dashboard.Estimate, error) {
-	ests, err := r.reads.Estimates(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]dashboard.Estimate, len(ests))
-	for id, e := range ests {
-		out[id] = dashboard.Estimate{Position: e.Position, Of: e.Of, MergeAt: e.MergeAt, RunEndsAt: e.RunEndsAt}
-	}
-	return out, nil
 }
 
 // sqliteSessions is the SQLite store as the dashboard's session store.

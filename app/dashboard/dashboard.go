@@ -118,14 +118,8 @@ func (d *Dashboard) Routes(mux *http.ServeMux) {
 	mux.Handle("GET /static/", staticAssets())
 }
 
-// prPagePattern is the route of a PR's page (PRPagePath).
+// prPagePattern is the route of a PR's page (readside.PRPagePath).
 const prPagePattern = "/prs/{owner}/{repo}/{number}"
-
-// PRPagePath is the path of a PR's page on the dashboard, where the
-// queue's comments and check runs link.
-func PRPagePath(repo queue.Repo, number int) string {
-	return fmt.Sprintf("/prs/%s/%s/%d", repo.Owner, repo.Name, number)
-}
 
 // dashboard shows every queue the viewer may read, by repository: each
 // queue's chain of test runs, its active entries in queue order and its
@@ -183,7 +177,7 @@ func (d *Dashboard) pageQueue(w http.ResponseWriter, r *http.Request, page strin
 		http.Error(w, "not found: no such queue (?branch=)", http.StatusNotFound)
 		return nil, false
 	}
-	q, err := d.reads.GetQueue(r.Context(), queue.QueueKey{Repo: repo, Branch: r.URL.Query().Get("branch")})
+	q, err := d.reads.Queue(r.Context(), queue.QueueKey{Repo: repo, Branch: r.URL.Query().Get("branch")})
 	if errors.Is(err, queue.ErrNotFound) {
 		http.Error(w, "not found: no such queue (?branch=)", http.StatusNotFound)
 		return nil, false

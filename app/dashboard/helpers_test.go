@@ -53,7 +53,7 @@ func (d *dashEnv) rewire() {
 	d.t.Helper()
 	clock := func() time.Time { return d.now }
 	reads := readside.New(d.store, readside.Options{Now: clock})
-	dash, err := New(d.cfg, Ports{Reads: testReads{Store: d.store, reads: reads}, Sessions: testSessions{d.store}, Tokens: d.store,
+	dash, err := New(d.cfg, Ports{Reads: reads, Sessions: testSessions{d.store}, Tokens: d.store,
 		SignIn: d.signIn, Now: clock})
 	if err != nil {
 		d.t.Fatal(err)
@@ -61,22 +61,6 @@ func (d *dashEnv) rewire() {
 	mux := http.NewServeMux()
 	dash.Routes(mux)
 	d.dash, d.mux = dash, mux
-}
-
-// testReads are the store's reads and the read side's estimates, as the
-// App serves them.
-type testReads struct {
-	*sqlite.Store
-	reads *readside.Reads
-}
-
-func (r testReads) Estimates(ctx context.Context, q *queue.Queue) (map[string]Estimate, error) {
-	ests, err := r.reads.Estimates(ctx, q)
-	out := map[string]Estimate{}
-	for id, e := range ests {
-		out[id] = Estimate(e)
-	}
-	return out, err
 }
 
 // testSessions is the SQLite store as a SessionStore.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 // historyPageSize is how many entries one page of history lists.
@@ -128,7 +129,7 @@ func (d *Dashboard) historyDashboard(w http.ResponseWriter, r *http.Request) {
 		if end.IsZero() {
 			end = now
 		}
-		row := historyRow{E: e, Page: PRPagePath(repo, e.PRNumber), URL: gh.pull(repo, e.PRNumber)}
+		row := historyRow{E: e, Page: readside.PRPagePath(repo, e.PRNumber), URL: gh.pull(repo, e.PRNumber)}
 		if !e.SubmittedAt.IsZero() {
 			row.InQueue = end.Sub(e.SubmittedAt)
 		}

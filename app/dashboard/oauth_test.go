@@ -12,6 +12,7 @@ import (
 
 	"github.com/mergequeue/mq/githubx"
 	"github.com/mergequeue/mq/githubx/fakegithub"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 // newOAuthDashEnv is a dashboard with access github against a fake GitHub
@@ -150,10 +151,10 @@ func TestDashboardGitHubConfig(t *testing.T) {
 	if rec := d.do("GET", "/login/github", nil); rec.Code != http.StatusNotFound {
 		t.Errorf("/login/github with access token: %d", rec.Code)
 	}
-	if _, err := New(Config{Access: AccessGitHub}, Ports{Reads: testReads{}, Sessions: testSessions{}, Tokens: d.store}); err == nil {
+	if _, err := New(Config{Access: AccessGitHub}, Ports{Reads: readside.New(d.store, readside.Options{}), Sessions: testSessions{}, Tokens: d.store}); err == nil {
 		t.Error("New with access github and no sign-in succeeded")
 	}
-	if _, err := New(Config{Access: "everyone"}, Ports{Reads: testReads{}, Sessions: testSessions{}, Tokens: d.store}); err == nil {
+	if _, err := New(Config{Access: "everyone"}, Ports{Reads: readside.New(d.store, readside.Options{}), Sessions: testSessions{}, Tokens: d.store}); err == nil {
 		t.Error("New with access everyone succeeded")
 	}
 }

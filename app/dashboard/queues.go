@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 // repoView is one repository and its queues.
@@ -164,7 +165,7 @@ func (d *Dashboard) queueView(ctx context.Context, q *queue.Queue) (*queueView, 
 		}
 	}
 	for _, e := range ordered {
-		ev := entryView{E: e, Est: ests[e.ID], Page: PRPagePath(repo, e.PRNumber),
+		ev := entryView{E: e, Est: ests[e.ID], Page: readside.PRPagePath(repo, e.PRNumber),
 			URL: gh.pull(repo, e.PRNumber), Unit: unitOf[e.ID]}
 		ev.AuthorURL = gh.user(e.PR.Author)
 		qv.Entries = append(qv.Entries, ev)
@@ -176,7 +177,7 @@ func (d *Dashboard) queueView(ctx context.Context, q *queue.Queue) (*queueView, 
 	events = events[max(len(events)-dashboardEvents, 0):]
 	slices.Reverse(events)
 	for _, ev := range events {
-		qv.Events = append(qv.Events, eventView{Event: ev, Page: PRPagePath(repo, ev.PRNumber)})
+		qv.Events = append(qv.Events, eventView{Event: ev, Page: readside.PRPagePath(repo, ev.PRNumber)})
 	}
 	return qv, nil
 }
@@ -206,7 +207,7 @@ func (d *Dashboard) unitView(ctx context.Context, q *queue.Queue, run *queue.Tes
 		u.Since = run.StartedAt
 	}
 	for i, n := range run.PRNumbers {
-		m := prLink{Number: n, URL: gh.pull(repo, n), Page: PRPagePath(repo, n)}
+		m := prLink{Number: n, URL: gh.pull(repo, n), Page: readside.PRPagePath(repo, n)}
 		if i < len(run.EntryIDs) {
 			if e := byID[run.EntryIDs[i]]; e != nil {
 				m.Title = e.PR.Title
@@ -223,7 +224,7 @@ func (d *Dashboard) unitView(ctx context.Context, q *queue.Queue, run *queue.Tes
 	for _, id := range run.Ahead {
 		if e := byID[id]; e != nil {
 			u.Ahead = append(u.Ahead, prLink{Number: e.PRNumber, Title: e.PR.Title,
-				URL: gh.pull(repo, e.PRNumber), Page: PRPagePath(repo, e.PRNumber)})
+				URL: gh.pull(repo, e.PRNumber), Page: readside.PRPagePath(repo, e.PRNumber)})
 		}
 	}
 	if run.Branch != "" {

@@ -5,18 +5,19 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/readside"
 )
 
 // QueueReads are the reads the dashboard's pages make of the queues: the
 // queues, their entries, runs, checks and decisions, and where each
 // admitted entry stands. It is the queue's read side as the dashboard
-// needs it; the dashboard never writes through it. Errors wrap
+// needs it (*readside.Reads); the dashboard never writes through it. Errors wrap
 // queue.ErrNotFound where a method says so.
 type QueueReads interface {
 	// ListQueues returns every queue, in ID order.
 	ListQueues(ctx context.Context) ([]*queue.Queue, error)
-	// GetQueue returns the queue of key (queue.ErrNotFound).
-	GetQueue(ctx context.Context, key queue.QueueKey) (*queue.Queue, error)
+	// Queue returns the queue of key (queue.ErrNotFound).
+	Queue(ctx context.Context, key queue.QueueKey) (*queue.Queue, error)
 	// ListActiveEntries returns the queue's entries that have not ended.
 	ListActiveEntries(ctx context.Context, queueID int64) ([]*queue.Entry, error)
 	// Estimates returns where each admitted active entry of q stands, by
@@ -46,14 +47,8 @@ type QueueReads interface {
 }
 
 // Estimate is where an admitted entry stands, as the queue predicts it
-// (docs/eta.md).
-type Estimate struct {
-	// Position is the entry's 1-based place among the Of admitted
-	// entries, in queue order.
-	Position, Of int
-	// MergeAt is when it is expected to merge (zero: unknown).
-	MergeAt time.Time
-	// RunEndsAt is when its run in progress is expected to finish (zero
-	// when it is not testing).
-	RunEndsAt time.Time
-}
+// (docs/eta.md): its 1-based Position among Of admitted entries in queue
+// order, when it is expected to merge (MergeAt, zero: unknown) and when
+// its run in progress is expected to finish (RunEndsAt, zero when it is
+// not testing).
+type Estimate = readside.Estimate

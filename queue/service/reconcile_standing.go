@@ -24,7 +24,7 @@ func (r *Reconciler) view(ctx context.Context, q *queue.Queue, e *queue.Entry) (
 	}
 	v := entryView{est: ests[e.ID]}
 	if r.publicURL != "" {
-		v.pageURL = r.publicURL + PRPagePath(q.Key.Repo, e.PRNumber)
+		v.pageURL = r.publicURL + readside.PRPagePath(q.Key.Repo, e.PRNumber)
 	}
 	if e.RunID != "" && e.State == queue.StateTesting && r.webURL != "" {
 		run, err := r.store.GetRun(ctx, e.RunID)

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/readside"
 	"github.com/mergequeue/mq/queue/textsafe"
 )
 
@@ -215,7 +216,7 @@ func (r *Reconciler) testPRText(ctx context.Context, q *queue.Queue, run *queue.
 	}
 	fmt.Fprintf(&b, "\nTest run %s, branch %s", textsafe.MarkdownCode(run.ID), textsafe.MarkdownCode(run.Branch))
 	if r.publicURL != "" && len(run.PRNumbers) > 0 {
-		fmt.Fprintf(&b, " · [queue](%s%s)", r.publicURL, PRPagePath(q.Key.Repo, run.PRNumbers[0]))
+		fmt.Fprintf(&b, " · [queue](%s%s)", r.publicURL, readside.PRPagePath(q.Key.Repo, run.PRNumbers[0]))
 	}
 	b.WriteString("\n")
 	return strings.TrimSpace(t.String()), b.String(), nil

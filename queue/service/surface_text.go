@@ -160,8 +160,3 @@ func checkRun(q *queue.Queue, e *queue.Entry, v entryView, now time.Time) queue.
 	}
 	return cr
 }
-
-// PRPagePath is the path of a PR's page on the dashboard.
-func PRPagePath(repo queue.Repo, number int) string {
-	return fmt.Sprintf("/prs/%s/%s/%d", repo.Owner, repo.Name, number)
-}

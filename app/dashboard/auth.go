@@ -45,9 +45,9 @@ func (v viewer) Allows(repo queue.Repo) bool {
 	return false
 }
 
-// tokenHeader carries an API token, as on the REST API (api.TokenHeader):
-// scripts read the dashboard with it.
-const tokenHeader = "x-api-token"
+// tokenHeader carries an API token, as on the REST API: scripts read the
+// dashboard with it.
+const tokenHeader = apitoken.Header
 
 type viewerKey struct{}
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mergequeue/mq/handlers/api"
 	"github.com/mergequeue/mq/handlers/api/apitoken"
 )
 
@@ -199,12 +198,4 @@ func TestDashboardAcceptsReadOnlyToken(t *testing.T) {
 	}
 	c := rec.Result().Cookies()[0]
 	wantIn(t, d.page("/", "Cookie", c.Name+"="+c.Value), "acme/widgets", "token viewer")
-}
-
-// Scripts read the dashboard with the header the REST API takes its token
-// from.
-func TestTokenHeaderIsTheAPIs(t *testing.T) {
-	if tokenHeader != api.TokenHeader {
-		t.Errorf("the dashboard reads tokens from %q, the API from %q", tokenHeader, api.TokenHeader)
-	}
 }

@@ -12,7 +12,7 @@ import (
 
 // TokenHeader carries the API token (seed §5). An absent and an empty header
 // are the same: 401.
-const TokenHeader = "x-api-token"
+const TokenHeader = apitoken.Header
 
 type tokenKey struct{}
 

@@ -73,3 +73,7 @@ func (t Token) Allows(repo queue.Repo) bool {
 	}
 	return false
 }
+
+// Header is the HTTP header that carries an API token, on the REST API
+// (seed §5) and the dashboard alike.
+const Header = "x-api-token"

@@ -40,7 +40,9 @@ func (t TestPRsConfig) validate() error {
 
 // EngineConfig tunes the queue workers.
 type EngineConfig struct {
-	// ReconcileInterval bounds how long a missed webhook can delay a queue.
+	// ReconcileInterval bounds how long a missed CI webhook can delay a
+	// queue; a queued PR nothing was heard of for ten intervals is re-read
+	// (service.Options.PRRecheckEvery).
 	ReconcileInterval time.Duration `yaml:"reconcile_interval"`
 }
 

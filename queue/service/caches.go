@@ -7,7 +7,7 @@ import (
 	"github.com/mergequeue/mq/queue/engine"
 )
 
-// The Service keeps three caches. None is an engine input the store lacks:
+// The Service keeps these schedules and caches. None is an engine input the store lacks:
 // each is a copy of GitHub's or the store's state, bounded, and losing it
 // (a restart) costs only a read.
 
@@ -49,6 +49,50 @@ func (p *pollSchedule) forget(entryID string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.last, entryID)
+}
+
+// recheckSchedule remembers when this process last heard of each active
+// entry's PR from GitHub (a read, or a webhook's facts), so the reconciler
+// re-reads a PR only when nothing was heard of it for PRRecheckEvery. A PR
+// not heard of since the process started is due at once: a process that
+// starts (or takes a queue over) never trusts the facts it finds stored.
+type recheckSchedule struct {
+	mu    sync.Mutex
+	every time.Duration
+	heard map[string]time.Time
+}
+
+func newRecheckSchedule(every time.Duration) *recheckSchedule {
+	return &recheckSchedule{every: every, heard: map[string]time.Time{}}
+}
+
+// due reports whether the entry's PR is due for a re-read at now.
+func (r *recheckSchedule) due(entryID string, now time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	at, ok := r.heard[entryID]
+	return !ok || now.Sub(at) >= r.every
+}
+
+// heardOf records that GitHub told of the entry's PR at now.
+func (r *recheckSchedule) heardOf(entryID string, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.heard[entryID] = now
+	if len(r.heard) > maxPolled {
+		for id, at := range r.heard {
+			if now.Sub(at) > 10*r.every {
+				delete(r.heard, id)
+			}
+		}
+	}
+}
+
+// forget drops an entry that ended.
+func (r *recheckSchedule) forget(entryID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.heard, entryID)
 }
 
 // protectionCache keeps each queue's branch-protection required checks for

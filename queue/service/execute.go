@@ -89,6 +89,7 @@ func (s *Service) transition(ctx context.Context, fx *effects, q *queue.Queue, t
 		Str("reason", string(t.Reason)).Str("detail", t.Detail).Msg("entry state changed")
 	if t.To.Terminal() {
 		s.polls.forget(e.ID)
+		s.rechecks.forget(e.ID)
 	}
 	if orphan != "" {
 		if err := s.closeRunIfUnused(ctx, fx, q, orphan); err != nil {

@@ -27,9 +27,20 @@ type Options struct {
 	NewID func() string
 	// Wake asks the queue's worker to call Sync soon (default: no-op).
 	Wake func(queueID int64)
-	// ReconcileEvery is how often Sync re-reads GitHub for every active
-	// entry and run, so a lost webhook delays the queue by at most this.
+	// ReconcileEvery is how often Sync re-reads GitHub for every run in
+	// progress (and the PRs due by PRRecheckEvery), so a lost CI webhook
+	// delays the queue by at most this.
 	ReconcileEvery time.Duration
+	// PRRecheckEvery is how long the reconciler trusts what it last heard
+	// of an active entry's PR (a read or a webhook) before it reads the PR
+	// again (default ten reconcile intervals): a lost pull_request webhook
+	// (closed, pushed, made a draft) goes unnoticed for a waiting entry
+	// for at most this, and a queue's reads of its PRs grow with what
+	// happens to them rather than with how long they wait. The PR is read
+	// anyway before it merges and whenever the queue must decide on it,
+	// and every PR at the first reconcile of a queue after the process
+	// starts.
+	PRRecheckEvery time.Duration
 	// PublicURL is the bot's base URL, used in links on GitHub.
 	PublicURL string
 	// WebURL is GitHub's web URL (https://github.com, a GitHub Enterprise
@@ -59,6 +70,7 @@ type Service struct {
 	lastReconcile map[int64]time.Time // queue ID → last full re-read of GitHub (a schedule)
 
 	polls      *pollSchedule
+	rechecks   *recheckSchedule
 	protection *protectionCache
 	heads      *headCache
 	targets    *targetCache
@@ -81,10 +93,13 @@ func NewService(store queue.Store, gh queue.GitHub, opts Options) *Service {
 	if opts.ReconcileEvery <= 0 {
 		opts.ReconcileEvery = 30 * time.Second
 	}
+	if opts.PRRecheckEvery <= 0 {
+		opts.PRRecheckEvery = 10 * opts.ReconcileEvery
+	}
 	fl := newInflight()
 	return &Service{store: store, gh: gh, opts: opts,
 		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{},
-		polls: newPollSchedule(), protection: newProtectionCache(opts.ReconcileEvery), heads: newHeadCache(opts.ReconcileEvery), targets: newTargetCache(),
+		polls: newPollSchedule(), rechecks: newRecheckSchedule(opts.PRRecheckEvery), protection: newProtectionCache(opts.ReconcileEvery), heads: newHeadCache(opts.ReconcileEvery), targets: newTargetCache(),
 		inflight: fl, lanes: newLaneBook(), rec: newReconciler(store, gh, opts, fl)}
 }
 
@@ -310,14 +325,18 @@ func (s *Service) reconcileDue(queueID int64) bool {
 	return last.IsZero() || s.now().Sub(last) >= s.opts.ReconcileEvery
 }
 
-// reconcile re-reads from GitHub every active entry's PR and the checks of
-// every run in progress, so missed webhooks heal.
+// reconcile re-reads from GitHub the checks of every run in progress and
+// the PR of every active entry not heard of for PRRecheckEvery, so missed
+// webhooks heal.
 func (s *Service) reconcile(ctx context.Context, q *queue.Queue) error {
 	entries, err := s.store.ListActiveEntries(ctx, q.ID)
 	if err != nil {
 		return fmt.Errorf("failed to list entries: %w", err)
 	}
 	for _, e := range entries {
+		if !s.rechecks.due(e.ID, s.now()) {
+			continue
+		}
 		pr, err := s.gh.GetPullRequest(ctx, q.Key.Repo, e.PRNumber)
 		if err != nil {
 			if errors.Is(err, queue.ErrPRNotFound) {
@@ -394,6 +413,9 @@ func (s *Service) storeFacts(ctx context.Context, entryID string, f queue.PRFact
 	}
 	if !e.Active() {
 		return nil
+	}
+	if checked || f != (queue.PRFacts{}) {
+		s.rechecks.heardOf(entryID, s.now())
 	}
 	newer := f != (queue.PRFacts{}) && (f.ReadAt.IsZero() || !f.ReadAt.Before(e.PR.ReadAt))
 	if !newer && !checked {

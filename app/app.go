@@ -22,7 +22,6 @@ import (
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/readside"
 	"github.com/mergequeue/mq/queue/service"
-	"github.com/mergequeue/mq/queue/sqlite"
 )
 
 // Options adjust an App beyond its configuration (tests, the sandbox).
@@ -45,7 +44,7 @@ type Options struct {
 type App struct {
 	cfg       *Config
 	log       zerolog.Logger
-	store     *sqlite.Store
+	store     Database
 	gh        *githubx.Client
 	svc       *service.Service
 	reads     *readside.Reads
@@ -83,9 +82,9 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to create the GitHub client: %w", err)
 	}
-	store, err := sqlite.Open(ctx, cfg.Database.Path)
+	store, err := OpenDatabase(ctx, cfg.Database)
 	if err != nil {
-		return nil, fmt.Errorf("failed to open the database: %w", err)
+		return nil, err
 	}
 	slug, err := appSlug(ctx, gh, store)
 	if err != nil {
@@ -135,7 +134,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	m.attach(a, store, opts.Version)
 	restAPI := api.New(a.svc, a.reads, store, api.Options{Host: cfg.GitHub.Host, WebURL: cfg.GitHub.WebURL, Now: opts.Now, Logger: log})
 	a.handler = a.routes(receiver, restAPI)
-	log.Info().Str("app", slug).Str("bot", a.botLogin).Str("database", store.Path()).Msg("merge queue ready")
+	log.Info().Str("app", slug).Str("bot", a.botLogin).Str("database", cfg.Database.Describe()).Msg("merge queue ready")
 	return a, nil
 }
 
@@ -160,8 +159,8 @@ func (a *App) Service() *service.Service { return a.svc }
 // Reads is the queue's read side (for the sandbox and tests).
 func (a *App) Reads() *readside.Reads { return a.reads }
 
-// Store is the durable store (for the CLI and tests).
-func (a *App) Store() *sqlite.Store { return a.store }
+// Store is the database (for the CLI and tests).
+func (a *App) Store() Database { return a.store }
 
 // Handler serves every route.
 func (a *App) Handler() http.Handler { return a.handler }
@@ -249,7 +248,7 @@ const appSlugKey = "app_slug"
 // failing as a whole (5xx, timeouts, rate limits) does not when a previous
 // start learned the slug: a restart during an outage comes back up,
 // acknowledges webhooks and catches up once GitHub does.
-func appSlug(ctx context.Context, gh *githubx.Client, store *sqlite.Store) (string, error) {
+func appSlug(ctx context.Context, gh *githubx.Client, store Database) (string, error) {
 	slug, err := gh.AppSlug(ctx)
 	if err == nil {
 		if err := store.SetAppState(ctx, appSlugKey, slug); err != nil {

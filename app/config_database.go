@@ -2,10 +2,21 @@ package app
 
 import "fmt"
 
+// Database drivers (database.driver).
+const (
+	// DriverSQLite is one SQLite file (database.path), the default.
+	DriverSQLite = "sqlite"
+)
+
 // DatabaseConfig selects the store.
 type DatabaseConfig struct {
 	Driver string `yaml:"driver"`
 	Path   string `yaml:"path"`
+}
+
+// Describe names the database for the logs.
+func (d DatabaseConfig) Describe() string {
+	return d.Driver + " " + d.Path
 }
 
 // validate reports the database block's problems, each naming its key.

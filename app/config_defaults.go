@@ -18,7 +18,7 @@ import (
 const (
 	DefaultServerAddress     = ":8080"
 	DefaultPublicURL         = "http://localhost:8080"
-	DefaultDatabaseDriver    = "sqlite"
+	DefaultDatabaseDriver    = DriverSQLite
 	DefaultDatabasePath      = "mq.db"
 	DefaultLogLevel          = "info"
 	DefaultLogFormat         = "json"

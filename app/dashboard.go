@@ -8,14 +8,15 @@ import (
 	"github.com/mergequeue/mq/app/dashboard"
 	"github.com/mergequeue/mq/githubx"
 	"github.com/mergequeue/mq/queue/readside"
-	"github.com/mergequeue/mq/queue/sqlite"
+	"github.com/mergequeue/mq/queue/record"
 )
 
 // newDashboard wires the dashboard of cfg: its reads are the queue's read
-// side (the one the REST API uses), its sessions and tokens the store's, its GitHub sign-in (with dashboard.access github) gh's OAuth
-// web flow for the App's client.
-func newDashboard(cfg *Config, store *sqlite.Store, reads *readside.Reads, gh *githubx.Client, now func() time.Time) (*dashboard.Dashboard, error) {
-	ports := dashboard.Ports{Reads: reads, Sessions: sqliteSessions{store}, Tokens: store, Now: now}
+// side (the one the REST API uses), its sessions and tokens the store's,
+// its GitHub sign-in (with dashboard.access github) gh's OAuth web flow for
+// the App's client.
+func newDashboard(cfg *Config, store Database, reads *readside.Reads, gh *githubx.Client, now func() time.Time) (*dashboard.Dashboard, error) {
+	ports := dashboard.Ports{Reads: reads, Sessions: sessionStore{store}, Tokens: store, Now: now}
 	if cfg.Dashboard.Access == DashboardGitHub {
 		if gh == nil {
 			return nil, fmt.Errorf("failed to set up the GitHub sign-in: no GitHub client")
@@ -35,17 +36,17 @@ func newDashboard(cfg *Config, store *sqlite.Store, reads *readside.Reads, gh *g
 	return d, nil
 }
 
-// sqliteSessions is the SQLite store as the dashboard's session store.
-type sqliteSessions struct{ *sqlite.Store }
+// sessionStore is the database as the dashboard's session store.
+type sessionStore struct{ Database }
 
-var _ dashboard.SessionStore = sqliteSessions{}
+var _ dashboard.SessionStore = sessionStore{}
 
-func (s sqliteSessions) CreateSession(ctx context.Context, d dashboard.Session) error {
-	return s.Store.CreateSession(ctx, sqlite.DashboardSession(d))
+func (s sessionStore) CreateSession(ctx context.Context, d dashboard.Session) error {
+	return s.Database.CreateSession(ctx, record.DashboardSession(d))
 }
 
-func (s sqliteSessions) Session(ctx context.Context, hash []byte) (dashboard.Session, error) {
-	d, err := s.Store.Session(ctx, hash)
+func (s sessionStore) Session(ctx context.Context, hash []byte) (dashboard.Session, error) {
+	d, err := s.Database.Session(ctx, hash)
 	return dashboard.Session(d), err
 }
 

@@ -8,7 +8,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/sqlite"
 )
 
 // metrics are the process's own operational metrics, served at /metrics:
@@ -81,7 +80,7 @@ func methodLabel(m string) string {
 // attach registers mq_build_info for version and points the scrape-time
 // gauges (inbox backlog, outbox lag) at the store; a's processor and
 // notifier must exist.
-func (m *metrics) attach(a *App, store *sqlite.Store, version string) {
+func (m *metrics) attach(a *App, store Database, version string) {
 	if version == "" {
 		version = "unknown"
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/readside"
+	"github.com/mergequeue/mq/queue/record"
 	"github.com/mergequeue/mq/queue/sqlite"
 )
 
@@ -67,7 +68,7 @@ func (d *dashEnv) rewire() {
 type testSessions struct{ *sqlite.Store }
 
 func (s testSessions) CreateSession(ctx context.Context, d Session) error {
-	return s.Store.CreateSession(ctx, sqlite.DashboardSession(d))
+	return s.Store.CreateSession(ctx, record.DashboardSession(d))
 }
 
 func (s testSessions) Session(ctx context.Context, hash []byte) (Session, error) {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -143,7 +144,7 @@ func (d *Dashboard) sessionViewer(r *http.Request) (viewer, error) {
 		if err != nil {
 			return viewer{}, fmt.Errorf("failed to read the session's token: %w", err)
 		}
-		if tok.Live(now) != nil {
+		if apitoken.Live(tok, now) != nil {
 			return viewer{}, errNoSession
 		}
 		v.Token, v.Name = tok, "token "+tok.Name

@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 
+	"github.com/mergequeue/mq/queue/record"
 	"github.com/mergequeue/mq/queue/sqlite"
 )
 
@@ -18,5 +19,5 @@ func (s sqliteStore) Cursor(ctx context.Context, target string) (Cursor, error) 
 }
 
 func (s sqliteStore) SaveCursor(ctx context.Context, c Cursor) error {
-	return s.SaveNotificationCursor(ctx, sqlite.NotificationCursor(c))
+	return s.SaveNotificationCursor(ctx, record.NotificationCursor(c))
 }

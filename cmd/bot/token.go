@@ -12,7 +12,6 @@ import (
 
 	"github.com/mergequeue/mq/app"
 	"github.com/mergequeue/mq/handlers/api/apitoken"
-	"github.com/mergequeue/mq/queue/sqlite"
 )
 
 type listFlag []string
@@ -66,11 +65,11 @@ func token(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
 	}
-	path, err := databasePath(*configPath, *dbPath)
+	dbCfg, err := databaseConfig(*configPath, *dbPath)
 	if err != nil {
 		return err
 	}
-	store, err := sqlite.Open(ctx, path)
+	store, err := app.OpenDatabase(ctx, dbCfg)
 	if err != nil {
 		return err
 	}
@@ -117,17 +116,18 @@ func token(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// databasePath finds the database from --db, the configuration or the
-// environment, without requiring the GitHub App settings.
-func databasePath(configPath, dbPath string) (string, error) {
+// databaseConfig finds the database from --db (a SQLite file), the
+// configuration or the environment, without requiring the GitHub App
+// settings.
+func databaseConfig(configPath, dbPath string) (app.DatabaseConfig, error) {
 	if dbPath != "" {
-		return dbPath, nil
+		return app.DatabaseConfig{Driver: app.DriverSQLite, Path: dbPath}, nil
 	}
 	cfg, err := app.LoadConfig(configPath, os.Getenv)
 	if err != nil {
-		return "", err
+		return app.DatabaseConfig{}, err
 	}
-	return cfg.Database.Path, nil
+	return cfg.Database, nil
 }
 
 func when(t time.Time) string {

@@ -2,22 +2,15 @@ package inbox
 
 import (
 	"context"
-	"time"
+
+	"github.com/mergequeue/mq/queue/record"
 )
 
 // Delivery is one GitHub webhook delivery, kept durably before it is
-// acknowledged and processed from the inbox afterwards.
-type Delivery struct {
-	ID         string // X-GitHub-Delivery
-	Event      string // X-GitHub-Event
-	Payload    []byte
-	ReceivedAt time.Time
-	// Attempts counts processing attempts; Done is set once processed
-	// (successfully or given up); Error holds the last failure.
-	Attempts int
-	Done     bool
-	Error    string
-}
+// acknowledged and processed from the inbox afterwards. It is declared in
+// queue/record, which the stores share, so that they need not import this
+// package.
+type Delivery = record.Delivery
 
 // Store is the durable store of webhook deliveries. Implementations must be
 // safe for concurrent use.

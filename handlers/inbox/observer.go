@@ -3,6 +3,8 @@ package inbox
 import (
 	"context"
 	"time"
+
+	"github.com/mergequeue/mq/queue/record"
 )
 
 // Outcomes of one processing attempt, as reported to an Observer.
@@ -35,13 +37,7 @@ func WithObserver(o Observer) ProcessorOption {
 }
 
 // Stats is the inbox's backlog.
-type Stats struct {
-	// Pending counts deliveries not yet done.
-	Pending int
-	// OldestPending is when the oldest of them was received (zero when
-	// none is pending).
-	OldestPending time.Time
-}
+type Stats = record.InboxStats
 
 // StatsReader is a Store that can count its backlog without reading the
 // payloads.

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mergequeue/mq/handlers/inbox"
+	"github.com/mergequeue/mq/queue/record"
 )
 
 // deliveryColumns lists the deliveries table's columns.
-func deliveryColumns(d *inbox.Delivery) []column {
+func deliveryColumns(d *record.Delivery) []column {
 	return []column{
 		{"id", d.ID, &d.ID},
 		{"event", d.Event, &d.Event},
@@ -21,7 +21,7 @@ func deliveryColumns(d *inbox.Delivery) []column {
 }
 
 var (
-	deliveryCols   = deliveryColumns(&inbox.Delivery{})
+	deliveryCols   = deliveryColumns(&record.Delivery{})
 	deliveryInsert = insertSQL("deliveries", deliveryCols, "") + " ON CONFLICT (id) DO NOTHING" //nolint:gosec // G202: constant column names; the values are bound parameters
 	// deliveryPending lists undone deliveries oldest first; rowid (arrival
 	// order) breaks ties between equal receive times.
@@ -31,7 +31,7 @@ var (
 
 // PutDelivery stores d unless a delivery with its ID exists, and reports
 // whether d was new. A known ID changes nothing.
-func (o *ops) PutDelivery(ctx context.Context, d inbox.Delivery) (bool, error) {
+func (o *ops) PutDelivery(ctx context.Context, d record.Delivery) (bool, error) {
 	if d.ID == "" {
 		return false, fmt.Errorf("failed to store %s delivery: empty delivery ID", d.Event)
 	}
@@ -48,13 +48,13 @@ func (o *ops) PutDelivery(ctx context.Context, d inbox.Delivery) (bool, error) {
 
 // PendingDeliveries returns up to limit deliveries not yet Done, oldest
 // first (limit 0 or less = all).
-func (o *ops) PendingDeliveries(ctx context.Context, limit int) ([]inbox.Delivery, error) {
+func (o *ops) PendingDeliveries(ctx context.Context, limit int) ([]record.Delivery, error) {
 	rows, err := o.rd.QueryContext(ctx, deliveryPending, sqlLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("failed to list pending deliveries: %w", err)
 	}
-	out, err := collect(rows, func(sc interface{ Scan(...any) error }) (inbox.Delivery, error) {
-		var d inbox.Delivery
+	out, err := collect(rows, func(sc interface{ Scan(...any) error }) (record.Delivery, error) {
+		var d record.Delivery
 		err := sc.Scan(columnDests(deliveryColumns(&d))...)
 		return d, err
 	})

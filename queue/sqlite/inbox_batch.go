@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/mergequeue/mq/handlers/inbox"
+	"github.com/mergequeue/mq/queue/record"
 )
 
 // maxDeliveryBatch bounds the deliveries committed in one transaction, and
@@ -34,7 +34,7 @@ type deliveryBatcher struct {
 
 // putDelivery is one PutDelivery call waiting for its commit.
 type putDelivery struct {
-	d     inbox.Delivery
+	d     record.Delivery
 	isNew bool
 	err   error
 	done  chan struct{} // closed once committed or failed
@@ -53,7 +53,7 @@ func newDeliveryBatcher(ctx context.Context, writer *sql.DB) (*deliveryBatcher, 
 // whether d was new; a known ID changes nothing. It returns once the
 // transaction holding d committed: concurrent calls are committed
 // together (see deliveryBatcher).
-func (s *Store) PutDelivery(ctx context.Context, d inbox.Delivery) (bool, error) {
+func (s *Store) PutDelivery(ctx context.Context, d record.Delivery) (bool, error) {
 	if d.ID == "" {
 		return false, fmt.Errorf("failed to store %s delivery: empty delivery ID", d.Event)
 	}
@@ -147,7 +147,7 @@ func (b *deliveryBatcher) insertAll(ctx context.Context, writer *sql.DB, batch [
 
 // insertDelivery runs the delivery insert (deliveryInsert, prepared) for d
 // and reports whether it inserted a row.
-func insertDelivery(ctx context.Context, stmt *sql.Stmt, d inbox.Delivery) (bool, error) {
+func insertDelivery(ctx context.Context, stmt *sql.Stmt, d record.Delivery) (bool, error) {
 	res, err := stmt.ExecContext(ctx, columnArgs(deliveryColumns(&d))...)
 	if err != nil {
 		return false, fmt.Errorf("failed to store delivery %s: %w", d.ID, err)

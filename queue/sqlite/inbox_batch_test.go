@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mergequeue/mq/handlers/inbox"
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/record"
 )
 
 func (b *deliveryBatcher) counts() (waiting, batches int) {
@@ -53,7 +53,7 @@ func TestPutDeliveryCommitsConcurrentCallsTogether(t *testing.T) {
 	for i := range n {
 		go func() {
 			id := fmt.Sprintf("d%02d", i)
-			isNew, err := s.PutDelivery(ctx, inbox.Delivery{ID: id, Event: "status", Payload: []byte(`{}`), ReceivedAt: t0})
+			isNew, err := s.PutDelivery(ctx, record.Delivery{ID: id, Event: "status", Payload: []byte(`{}`), ReceivedAt: t0})
 			results <- result{id, isNew, err}
 		}()
 	}
@@ -80,7 +80,7 @@ func TestPutDeliveryCommitsConcurrentCallsTogether(t *testing.T) {
 	}
 }
 
-func hasDelivery(ds []inbox.Delivery, id string) bool {
+func hasDelivery(ds []record.Delivery, id string) bool {
 	for _, d := range ds {
 		if d.ID == id {
 			return true
@@ -102,7 +102,7 @@ func TestPutDeliveryDedupesConcurrentDuplicates(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			id := fmt.Sprintf("dup-%d", i%4)
-			isNew, err := s.PutDelivery(ctx, inbox.Delivery{ID: id, Event: "status", Payload: []byte(`{}`), ReceivedAt: t0})
+			isNew, err := s.PutDelivery(ctx, record.Delivery{ID: id, Event: "status", Payload: []byte(`{}`), ReceivedAt: t0})
 			if err != nil {
 				t.Errorf("PutDelivery: %v", err)
 				return
@@ -130,7 +130,7 @@ func TestPutDeliveryFailureAcknowledgesNothing(t *testing.T) {
 	if _, err := s.writer.ExecContext(ctx, "PRAGMA query_only = 1"); err != nil {
 		t.Fatal(err)
 	}
-	if isNew, err := s.PutDelivery(ctx, inbox.Delivery{ID: "lost", Event: "status", ReceivedAt: t0}); err == nil || isNew {
+	if isNew, err := s.PutDelivery(ctx, record.Delivery{ID: "lost", Event: "status", ReceivedAt: t0}); err == nil || isNew {
 		t.Fatalf("PutDelivery on a read-only writer = %v, %v; want an error", isNew, err)
 	}
 	if _, err := s.writer.ExecContext(ctx, "PRAGMA query_only = 0"); err != nil {
@@ -139,10 +139,10 @@ func TestPutDeliveryFailureAcknowledgesNothing(t *testing.T) {
 	if pending, _ := s.PendingDeliveries(ctx, 0); hasDelivery(pending, "lost") {
 		t.Error("a failed delivery was stored")
 	}
-	if isNew, err := s.PutDelivery(ctx, inbox.Delivery{ID: "lost", Event: "status", ReceivedAt: t0}); err != nil || !isNew {
+	if isNew, err := s.PutDelivery(ctx, record.Delivery{ID: "lost", Event: "status", ReceivedAt: t0}); err != nil || !isNew {
 		t.Errorf("after the failure: %v, %v", isNew, err)
 	}
-	if _, err := s.PutDelivery(ctx, inbox.Delivery{Event: "status"}); err == nil {
+	if _, err := s.PutDelivery(ctx, record.Delivery{Event: "status"}); err == nil {
 		t.Error("a delivery without an ID was stored")
 	}
 }

@@ -8,20 +8,8 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/record"
 )
-
-// NotificationCursor is one notification target's position in the event
-// log and its retry state. Target is the target's key, which its user
-// chooses (app/notify uses the kind and a SHA-256 of the URL, never the
-// URL: a chat webhook's URL is a credential); errors never quote it.
-type NotificationCursor struct {
-	Target      string
-	LastEventID int64
-	// Attempts counts the failed deliveries of the event after LastEventID.
-	Attempts      int
-	NextAttemptAt time.Time // zero = due now
-	LastError     string
-}
 
 var eventsAfter = "SELECT id, " + selectList(eventCols, "") + " FROM events WHERE id > ? ORDER BY id LIMIT ?" //nolint:gosec // G202: constant column names; the values are bound parameters
 
@@ -46,8 +34,8 @@ func (s *Store) EventsAfter(ctx context.Context, afterID int64, limit int) ([]qu
 // NotificationCursor returns target's cursor. A target seen for the first
 // time starts at the newest event: it is told about what happens from now
 // on, not about the whole history.
-func (s *Store) NotificationCursor(ctx context.Context, target string) (NotificationCursor, error) {
-	c := NotificationCursor{Target: target}
+func (s *Store) NotificationCursor(ctx context.Context, target string) (record.NotificationCursor, error) {
+	c := record.NotificationCursor{Target: target}
 	var next sql.NullInt64
 	err := s.writer.QueryRowContext(ctx, `SELECT last_event_id, attempts, next_attempt_at, last_error
 		FROM notification_cursors WHERE target = ?`, target).Scan(&c.LastEventID, &c.Attempts, &next, &c.LastError)
@@ -69,7 +57,7 @@ func (s *Store) NotificationCursor(ctx context.Context, target string) (Notifica
 }
 
 // SaveNotificationCursor stores target's cursor.
-func (s *Store) SaveNotificationCursor(ctx context.Context, c NotificationCursor) error {
+func (s *Store) SaveNotificationCursor(ctx context.Context, c record.NotificationCursor) error {
 	var next any
 	if !c.NextAttemptAt.IsZero() {
 		next = c.NextAttemptAt.UnixMilli()

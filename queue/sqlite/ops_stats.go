@@ -6,22 +6,20 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mergequeue/mq/handlers/inbox"
+	"github.com/mergequeue/mq/queue/record"
 )
-
-var _ inbox.StatsReader = (*Store)(nil)
 
 // InboxStats counts the webhook deliveries not yet processed and finds
 // when the oldest of them arrived, without reading payloads (the partial
 // index deliveries_pending answers it).
-func (s *Store) InboxStats(ctx context.Context) (inbox.Stats, error) {
+func (s *Store) InboxStats(ctx context.Context) (record.InboxStats, error) {
 	var n int
 	var oldest sql.NullInt64
 	err := s.reader.QueryRowContext(ctx, `SELECT COUNT(*), MIN(received_at) FROM deliveries WHERE done = 0`).Scan(&n, &oldest)
 	if err != nil {
-		return inbox.Stats{}, fmt.Errorf("failed to count pending deliveries: %w", err)
+		return record.InboxStats{}, fmt.Errorf("failed to count pending deliveries: %w", err)
 	}
-	st := inbox.Stats{Pending: n}
+	st := record.InboxStats{Pending: n}
 	if oldest.Valid {
 		st.OldestPending = time.Unix(0, oldest.Int64).UTC()
 	}

@@ -4,14 +4,9 @@ import (
 	"context"
 	"fmt"
 	"time"
-)
 
-// Pruned counts what Prune deleted.
-type Pruned struct {
-	Deliveries int64
-	Events     int64
-	Notices    int64
-}
+	"github.com/mergequeue/mq/queue/record"
+)
 
 // Prune deletes what the queue no longer needs: processed webhook
 // deliveries received before deliveriesBefore (pending ones are kept
@@ -21,8 +16,8 @@ type Pruned struct {
 // to a target that has not received it; pass a negative value when no
 // target is configured). Entries, runs and merges are kept: the API
 // answers about ended entries and finished runs.
-func (s *Store) Prune(ctx context.Context, deliveriesBefore, eventsBefore time.Time, eventsUpTo int64) (Pruned, error) {
-	var p Pruned
+func (s *Store) Prune(ctx context.Context, deliveriesBefore, eventsBefore time.Time, eventsUpTo int64) (record.Pruned, error) {
+	var p record.Pruned
 	res, err := s.writer.ExecContext(ctx, `DELETE FROM deliveries WHERE done = 1 AND received_at < ?`, timeVal(deliveriesBefore))
 	if err != nil {
 		return p, fmt.Errorf("failed to prune deliveries: %w", err)

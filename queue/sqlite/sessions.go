@@ -8,37 +8,10 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/record"
 )
 
-// DashboardSession is a browser signed in to the dashboard. The browser
-// holds a random session id; only its SHA-256 (Hash) is stored, so the
-// database does not hold working sessions. A session is opened either with
-// an API token (TokenID) or as a GitHub user (Login and the repositories
-// they could read), never both.
-type DashboardSession struct {
-	Hash    []byte // SHA-256 of the session id
-	TokenID string // the API token it was opened with ("" for GitHub)
-	Login   string // the GitHub user ("" for a token)
-	// Repos are the repositories ("owner/name", lower case) the GitHub user
-	// could read at sign-in.
-	Repos     []string
-	CreatedAt time.Time
-	// SeenAt is the session's last use, as recorded by TouchSession.
-	SeenAt time.Time
-	// ExpiresAt is the end of the session, however it is used.
-	ExpiresAt time.Time
-	// Idle ends the session once it has not been used for so long after
-	// SeenAt (0: no idle limit).
-	Idle time.Duration
-}
-
-// Expired reports whether the session has ended at now: at or after
-// ExpiresAt, or at or after SeenAt+Idle.
-func (s DashboardSession) Expired(now time.Time) bool {
-	return !now.Before(s.ExpiresAt) || s.Idle > 0 && !now.Before(s.SeenAt.Add(s.Idle))
-}
-
-func sessionColumns(s *DashboardSession) []column {
+func sessionColumns(s *record.DashboardSession) []column {
 	return []column{
 		{"hash", s.Hash, &s.Hash},
 		{"token_id", s.TokenID, &s.TokenID},
@@ -52,14 +25,14 @@ func sessionColumns(s *DashboardSession) []column {
 }
 
 var (
-	sessionCols   = sessionColumns(&DashboardSession{})
+	sessionCols   = sessionColumns(&record.DashboardSession{})
 	sessionInsert = insertSQL("dashboard_sessions", sessionCols, "")
 	sessionByHash = "SELECT " + selectList(sessionCols, "") + " FROM dashboard_sessions WHERE hash = ?"
 )
 
 // CreateSession stores a new session. It needs a hash, an expiry and
 // exactly one of TokenID and Login; queue.ErrExists if the hash is taken.
-func (s *Store) CreateSession(ctx context.Context, d DashboardSession) error {
+func (s *Store) CreateSession(ctx context.Context, d record.DashboardSession) error {
 	switch {
 	case len(d.Hash) == 0:
 		return errors.New("failed to create a dashboard session: no hash")
@@ -81,14 +54,14 @@ func (s *Store) CreateSession(ctx context.Context, d DashboardSession) error {
 
 // Session returns the session stored under hash, expired or not (the
 // caller decides, see DashboardSession.Expired); queue.ErrNotFound if none.
-func (s *Store) Session(ctx context.Context, hash []byte) (DashboardSession, error) {
-	var d DashboardSession
+func (s *Store) Session(ctx context.Context, hash []byte) (record.DashboardSession, error) {
+	var d record.DashboardSession
 	err := s.reader.QueryRowContext(ctx, sessionByHash, hash).Scan(columnDests(sessionColumns(&d))...)
 	if errors.Is(err, sql.ErrNoRows) {
-		return DashboardSession{}, fmt.Errorf("dashboard session: %w", queue.ErrNotFound)
+		return record.DashboardSession{}, fmt.Errorf("dashboard session: %w", queue.ErrNotFound)
 	}
 	if err != nil {
-		return DashboardSession{}, fmt.Errorf("failed to look up a dashboard session: %w", err)
+		return record.DashboardSession{}, fmt.Errorf("failed to look up a dashboard session: %w", err)
 	}
 	return d, nil
 }

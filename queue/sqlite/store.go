@@ -11,20 +11,14 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
-	"github.com/mergequeue/mq/handlers/api/apitoken"
-	"github.com/mergequeue/mq/handlers/inbox"
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/changes"
 )
 
 // Compile-time checks that Store implements the ports it is used for.
 var (
-	_ queue.Store    = (*Store)(nil)
-	_ inbox.Store    = (*Store)(nil)
-	_ apitoken.Store = (*Store)(nil)
-	_ queue.Store    = (*txStore)(nil)
-	_ inbox.Store    = (*txStore)(nil)
-	_ apitoken.Store = (*txStore)(nil)
+	_ queue.Store = (*Store)(nil)
+	_ queue.Store = (*txStore)(nil)
 )
 
 const (
@@ -57,8 +51,10 @@ var readerParams = []string{
 	"_pragma=query_only(1)",
 }
 
-// Store is the SQLite implementation of queue.Store, inbox.Store and
-// apitoken.Store. It is safe for concurrent use.
+// Store is the SQLite implementation of queue.Store and of the ports
+// declared by the inbox (handlers/inbox), the API tokens
+// (handlers/api/apitoken), the notifier (app/notify), the dashboard and the
+// app (app.Database). It is safe for concurrent use.
 type Store struct {
 	ops
 	// versions counts the committed writes of each queue (QueueVersion).

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/record"
 )
 
 // tokenColumns lists the api_tokens table's columns. Scopes are JSON,
 // keeping nil distinct from empty.
-func tokenColumns(t *apitoken.Token) []column {
+func tokenColumns(t *record.Token) []column {
 	return []column{
 		{"id", t.ID, &t.ID},
 		{"name", t.Name, &t.Name},
@@ -28,7 +28,7 @@ func tokenColumns(t *apitoken.Token) []column {
 }
 
 var (
-	tokenCols   = tokenColumns(&apitoken.Token{})
+	tokenCols   = tokenColumns(&record.Token{})
 	tokenInsert = insertSQL("api_tokens", tokenCols, "")
 	tokenSelect = "SELECT " + selectList(tokenCols, "") + " FROM api_tokens"
 	tokenByHash = tokenSelect + " WHERE hash = ?"
@@ -36,15 +36,15 @@ var (
 	tokenList   = tokenSelect + " ORDER BY created_at, id"
 )
 
-func scanToken(sc interface{ Scan(...any) error }) (apitoken.Token, error) {
-	var t apitoken.Token
+func scanToken(sc interface{ Scan(...any) error }) (record.Token, error) {
+	var t record.Token
 	err := sc.Scan(columnDests(tokenColumns(&t))...)
 	return t, err
 }
 
 // CreateToken stores t. queue.ErrExists if its ID or its hash is taken;
 // names need not be unique.
-func (o *ops) CreateToken(ctx context.Context, t apitoken.Token) error {
+func (o *ops) CreateToken(ctx context.Context, t record.Token) error {
 	if t.ID == "" || len(t.Hash) == 0 {
 		return fmt.Errorf("failed to create token %q: ID and hash are required", t.Name)
 	}
@@ -57,7 +57,7 @@ func (o *ops) CreateToken(ctx context.Context, t apitoken.Token) error {
 
 // TokenByHash finds a token by the hash of its secret, revoked or expired
 // ones included (the caller decides); queue.ErrNotFound if none.
-func (o *ops) TokenByHash(ctx context.Context, hash []byte) (*apitoken.Token, error) {
+func (o *ops) TokenByHash(ctx context.Context, hash []byte) (*record.Token, error) {
 	t, err := scanToken(o.rd.QueryRowContext(ctx, tokenByHash, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("token: %w", queue.ErrNotFound)
@@ -70,7 +70,7 @@ func (o *ops) TokenByHash(ctx context.Context, hash []byte) (*apitoken.Token, er
 
 // TokenByID finds a token by its ID, revoked or expired ones included;
 // queue.ErrNotFound if none.
-func (o *ops) TokenByID(ctx context.Context, id string) (*apitoken.Token, error) {
+func (o *ops) TokenByID(ctx context.Context, id string) (*record.Token, error) {
 	t, err := scanToken(o.rd.QueryRowContext(ctx, tokenByID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("token %s: %w", id, queue.ErrNotFound)
@@ -82,7 +82,7 @@ func (o *ops) TokenByID(ctx context.Context, id string) (*apitoken.Token, error)
 }
 
 // ListTokens returns every token, revoked ones included, oldest first.
-func (o *ops) ListTokens(ctx context.Context) ([]apitoken.Token, error) {
+func (o *ops) ListTokens(ctx context.Context) ([]record.Token, error) {
 	rows, err := o.rd.QueryContext(ctx, tokenList)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list tokens: %w", err)

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mergequeue/mq/handlers/api/apitoken"
+	"github.com/mergequeue/mq/queue/record"
 )
 
 // TokenCacheTTL is how long a token TokenByHash found is answered from
@@ -35,7 +35,7 @@ type tokenCache struct {
 }
 
 type cachedToken struct {
-	tok apitoken.Token
+	tok record.Token
 	gen uint64
 	at  time.Time
 }
@@ -45,7 +45,7 @@ func newTokenCache() *tokenCache {
 }
 
 // get returns a copy of the token cached under hash, if still good.
-func (c *tokenCache) get(hash []byte) (*apitoken.Token, bool) {
+func (c *tokenCache) get(hash []byte) (*record.Token, bool) {
 	c.mu.Lock()
 	e, ok := c.by[string(hash)]
 	c.mu.Unlock()
@@ -59,7 +59,7 @@ func (c *tokenCache) get(hash []byte) (*apitoken.Token, bool) {
 }
 
 // put caches tok, found by a lookup that began at generation gen.
-func (c *tokenCache) put(hash []byte, tok *apitoken.Token, gen uint64) {
+func (c *tokenCache) put(hash []byte, tok *record.Token, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.by) >= maxCachedTokens {
@@ -72,7 +72,7 @@ func (c *tokenCache) put(hash []byte, tok *apitoken.Token, gen uint64) {
 // up again.
 func (c *tokenCache) changed() { c.gen.Add(1) }
 
-func copyToken(t apitoken.Token) *apitoken.Token {
+func copyToken(t record.Token) *record.Token {
 	t.Hash = slices.Clone(t.Hash)
 	t.Repos = slices.Clone(t.Repos)
 	t.Owners = slices.Clone(t.Owners)
@@ -85,7 +85,7 @@ func copyToken(t apitoken.Token) *apitoken.Token {
 // created or revoked through this Store since: a revocation made here is
 // seen at once, one made by another process within TokenCacheTTL. An
 // unknown hash is looked up every time.
-func (s *Store) TokenByHash(ctx context.Context, hash []byte) (*apitoken.Token, error) {
+func (s *Store) TokenByHash(ctx context.Context, hash []byte) (*record.Token, error) {
 	if s.tokens == nil { // a Store built by hand (tests of migrations)
 		return s.ops.TokenByHash(ctx, hash)
 	}

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/mergequeue/mq/handlers/inbox"
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/record"
 )
 
 func TestTxStoreServesInboxAndTokens(t *testing.T) {
@@ -14,11 +14,13 @@ func TestTxStoreServesInboxAndTokens(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	err := s.WithTx(ctx, func(tx queue.Store) error {
-		deliveries, ok := tx.(inbox.Store)
+		deliveries, ok := tx.(interface {
+			PutDelivery(ctx context.Context, d record.Delivery) (bool, error)
+		})
 		if !ok {
-			return errors.New("tx store is not an inbox.Store")
+			return errors.New("tx store cannot put deliveries")
 		}
-		_, err := deliveries.PutDelivery(ctx, inbox.Delivery{ID: "d", Event: "push", ReceivedAt: t0})
+		_, err := deliveries.PutDelivery(ctx, record.Delivery{ID: "d", Event: "push", ReceivedAt: t0})
 		return err
 	})
 	if err != nil {

@@ -5,15 +5,15 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/sqlite"
 	"github.com/mergequeue/mq/queue/storetest"
 )
 
-// TestSQLite proves the suite describes the durable store.
+// TestSQLite proves the suite describes the durable store, every port of
+// it.
 func TestSQLite(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T) queue.Store {
+	storetest.RunPorts(t, func(t *testing.T) storetest.Ports {
 		s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mq.db"))
 		if err != nil {
 			t.Fatalf("Open: %v", err)

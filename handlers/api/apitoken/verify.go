@@ -84,15 +84,15 @@ func Verify(ctx context.Context, store Store, secret string, now time.Time) (*To
 	if tok == nil || subtle.ConstantTimeCompare(tok.Hash, hash) != 1 {
 		return nil, ErrInvalid
 	}
-	if err := tok.Live(now); err != nil {
+	if err := Live(tok, now); err != nil {
 		return nil, err
 	}
 	return tok, nil
 }
 
-// Live checks that the token is neither revoked nor expired (ExpiresAt ≤
+// Live checks that the token t is neither revoked nor expired (ExpiresAt ≤
 // now) at now: nil, or a *RefusedError matching ErrRevoked or ErrExpired.
-func (t *Token) Live(now time.Time) error {
+func Live(t *Token, now time.Time) error {
 	switch {
 	case !t.RevokedAt.IsZero():
 		return &RefusedError{Err: ErrRevoked, TokenID: t.ID, TokenName: t.Name}

@@ -46,7 +46,7 @@ type Setting struct {
 	// Field is the Go field in queue.Settings and queue.QueueUpdate (""
 	// for an EmptyList).
 	Field string
-	// Store is the key in the settings document queue/sqlite stores. Never
+	// Store is the key in the settings document queue/sqlstore stores. Never
 	// rename it: rows stored before would lose the value.
 	Store string
 	// LaterKey marks a key added to the stored document after queues were

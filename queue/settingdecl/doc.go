@@ -7,7 +7,7 @@
 // gen command) writes queue.Settings, queue.DefaultSettings,
 // queue.QueueUpdate and the per-field validation (queue/settings_gen.go),
 // the REST API's request and response fields (handlers/api/
-// queue_settings_gen.go), the stored SQLite document (queue/sqlite/
+// queue_settings_gen.go), the stored settings document (queue/sqlstore/
 // settings_gen.go) and the settings table of docs/api.md; a test in gen
 // fails when any of them is not what the declaration generates. Tests in
 // handlers/api write every declared field through createQueue and

@@ -1,7 +1,7 @@
-// Package sqlite is the durable queue.Store, inbox.Store and apitoken.Store on
-// SQLite, through the pure-Go driver modernc.org/sqlite (CGO_ENABLED=0 builds),
-// and the store of the dashboard's sessions (DashboardSession, kept by their
-// hash only).
+// Package sqlite is the durable store (queue.Store and the other ports of
+// app.Database, implemented once in queue/sqlstore) on SQLite, through the
+// pure-Go driver modernc.org/sqlite (CGO_ENABLED=0 builds). This package
+// opens the file, checks its pragmas and migrates its schema.
 //
 // Guarantees:
 //

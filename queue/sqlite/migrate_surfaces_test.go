@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/sqlstore"
 )
 
 // Upgrading to 0006 keeps each PR's sticky comment and check run: their ids
@@ -36,7 +37,11 @@ func TestMigration0006KeepsCommentAndCheckRunIDs(t *testing.T) {
 	if err := migrate(ctx, db, embeddedMigrations); err != nil {
 		t.Fatalf("migrate to the end: %v", err)
 	}
-	s := &Store{ops: ops{rd: db, wr: db}, writer: db, reader: db}
+	s, err := sqlstore.New(ctx, db, db, sqlstore.Options{Dialect: Dialect})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
 	for _, tc := range []struct {
 		id   string
 		want *queue.Surface

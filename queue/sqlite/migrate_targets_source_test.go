@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/sqlstore"
 )
 
 // Upgrading to 0014 keeps every PR's impacted targets and counts those
@@ -28,7 +29,11 @@ func TestMigration0014TargetsCountAsToken(t *testing.T) {
 	if err := migrate(ctx, db, embeddedMigrations); err != nil {
 		t.Fatalf("migrate to the end: %v", err)
 	}
-	s := &Store{ops: ops{rd: db, wr: db}, writer: db, reader: db}
+	s, err := sqlstore.New(ctx, db, db, sqlstore.Options{Dialect: Dialect})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
 	got, err := s.GetTargets(ctx, 1, 7)
 	if err != nil {
 		t.Fatal(err)

@@ -9,17 +9,29 @@ import (
 	"path/filepath"
 	"strings"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	msqlite "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/changes"
+	"github.com/mergequeue/mq/queue/sqlstore"
 )
 
-// Compile-time checks that Store implements the ports it is used for.
-var (
-	_ queue.Store = (*Store)(nil)
-	_ queue.Store = (*txStore)(nil)
-)
+// Compile-time check that Store is a queue store.
+var _ queue.Store = (*Store)(nil)
+
+// Dialect is SQLite's, for the shared store (queue/sqlstore): the
+// statements are written in it.
+var Dialect = &sqlstore.Dialect{Name: "SQLite", IsUnique: isUniqueViolation}
+
+// isUniqueViolation reports whether err is a UNIQUE or PRIMARY KEY
+// constraint failure.
+func isUniqueViolation(err error) bool {
+	var se *msqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	return se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
 
 const (
 	// busyTimeoutMS is how long a connection waits for a lock held by another
@@ -54,18 +66,13 @@ var readerParams = []string{
 // Store is the SQLite implementation of queue.Store and of the ports
 // declared by the inbox (handlers/inbox), the API tokens
 // (handlers/api/apitoken), the notifier (app/notify), the dashboard and the
-// app (app.Database). It is safe for concurrent use.
+// app (app.Database): the shared store of queue/sqlstore on one SQLite
+// file. It is safe for concurrent use.
 type Store struct {
-	ops
-	// versions counts the committed writes of each queue (QueueVersion).
-	versions changes.Versions
-	// tokens caches TokenByHash.
-	tokens *tokenCache
-	// deliveries commits concurrent PutDelivery calls together.
-	deliveries *deliveryBatcher
-	writer     *sql.DB
-	reader     *sql.DB
-	path       string
+	*sqlstore.Store
+	writer *sql.DB
+	reader *sql.DB
+	path   string
 }
 
 // Open opens (creating if needed) the database file at path, checks its
@@ -125,24 +132,20 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("database %s: %w", abs, err)
 	}
 
-	deliveries, err := newDeliveryBatcher(ctx, writer)
+	core, err := sqlstore.New(ctx, writer, reader, sqlstore.Options{Dialect: Dialect})
 	if err != nil {
 		_ = reader.Close()
 		_ = writer.Close()
 		return nil, fmt.Errorf("database %s: %w", abs, err)
 	}
-	s := &Store{writer: writer, reader: reader, path: abs, tokens: newTokenCache(), deliveries: deliveries}
-	s.ops = ops{rd: reader, wr: writer, chg: storeChanges{s}}
+	s := &Store{Store: core, writer: writer, reader: reader, path: abs}
 	return s, nil
 }
 
 // Close closes the read pool and the writer connection. The Store must not
 // be used afterwards.
 func (s *Store) Close() error {
-	var derr error
-	if s.deliveries != nil {
-		derr = s.deliveries.close()
-	}
+	derr := s.Store.Close()
 	rerr := s.reader.Close()
 	werr := s.writer.Close()
 	if err := errors.Join(derr, rerr, werr); err != nil {

@@ -54,7 +54,7 @@ func TestANewSettingReachesEveryOutput(t *testing.T) {
 			"s.MergeWindowMinutes = *u.MergeWindowMinutes", `"mergeWindowMinutes must be between 0 and %d, got %d", MaxMergeWindowMinutes`},
 		"handlers/api/queue_settings_gen.go": {"MergeWindowMinutes *int `json:\"mergeWindowMinutes\"`",
 			"MergeWindowMinutes int `json:\"mergeWindowMinutes\"`", "MergeWindowMinutes: f.MergeWindowMinutes", "MergeWindowMinutes: s.MergeWindowMinutes"},
-		"queue/sqlite/settings_gen.go": {"MergeWindowMinutes int `json:\"merge_window_minutes\"`"},
+		"queue/sqlstore/settings_gen.go": {"MergeWindowMinutes int `json:\"merge_window_minutes\"`"},
 		"docs/api.md":                  {"| `mergeWindowMinutes` | integer | `0` | 0–120; a rule for the docs |"},
 	}
 	for _, f := range files {

@@ -69,7 +69,7 @@ func generate(root string, all []settingdecl.Setting) ([]output, error) {
 	}{
 		{"queue/settings_gen.go", renderQueue},
 		{"handlers/api/queue_settings_gen.go", renderAPI},
-		{"queue/sqlite/settings_gen.go", renderStore},
+		{"queue/sqlstore/settings_gen.go", renderStore},
 	} {
 		src, err := format.Source([]byte(generatedHeader + g.render(all)))
 		if err != nil {

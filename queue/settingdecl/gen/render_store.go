@@ -6,11 +6,11 @@ import (
 	"github.com/mergequeue/mq/queue/settingdecl"
 )
 
-// renderStore is queue/sqlite/settings_gen.go: settingsDoc, the stored
+// renderStore is queue/sqlstore/settings_gen.go: settingsDoc, the stored
 // JSON form of queue.Settings.
 func renderStore(all []settingdecl.Setting) string {
 	w := &writer{}
-	w.f("package sqlite\n\nimport \"github.com/mergequeue/mq/queue\"\n\n")
+	w.f("package sqlstore\n\nimport \"github.com/mergequeue/mq/queue\"\n\n")
 	w.comment(0, "settingsDoc is the stored JSON form of queue.Settings. Its tags (each setting's stored key), "+
 		"not the Go field names, are the storage format, so renaming a field of queue.Settings does not lose "+
 		"stored values. It lists the fields of queue.Settings in the same order, so the two types convert into "+

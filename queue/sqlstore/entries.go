@@ -1,0 +1,158 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// entryColumns lists the entries table's columns.
+func entryColumns(e *queue.Entry) []column {
+	pr := &e.PR
+	return []column{
+		{"id", e.ID, &e.ID},
+		{"queue_id", e.QueueID, &e.QueueID},
+		{"pr_number", e.PRNumber, &e.PRNumber},
+		{"pr_sha", e.PRSHA, &e.PRSHA},
+		{"pr_title", pr.Title, &pr.Title},
+		{"pr_body", pr.Body, &pr.Body},
+		{"pr_author", pr.Author, &pr.Author},
+		{"pr_head_sha", pr.HeadSHA, &pr.HeadSHA},
+		{"pr_base_branch", pr.BaseBranch, &pr.BaseBranch},
+		{"pr_open", pr.Open, &pr.Open},
+		{"pr_draft", pr.Draft, &pr.Draft},
+		{"pr_merged", pr.Merged, &pr.Merged},
+		{"pr_merge_commit_sha", pr.MergeCommitSHA, &pr.MergeCommitSHA},
+		{"pr_mergeable_state", pr.MergeableState, &pr.MergeableState},
+		{"pr_mergeable", boolPtrVal{pr.Mergeable}, boolPtrScan{&pr.Mergeable}},
+		{"pr_read_at", timeVal(pr.ReadAt), timeScan{&pr.ReadAt}},
+		{"state", string(e.State), &e.State},
+		{"state_reason", string(e.StateReason), &e.StateReason},
+		{"state_reason_detail", e.StateReasonDetail, &e.StateReasonDetail},
+		{"state_changed_at", timeVal(e.StateChangedAt), timeScan{&e.StateChangedAt}},
+		{"priority_value", e.PriorityValue, &e.PriorityValue},
+		{"priority_name", e.PriorityName, &e.PriorityName},
+		{"used_default_priority_name", e.UsedDefaultPriorityName, &e.UsedDefaultPriorityName},
+		{"no_batch", e.NoBatch, &e.NoBatch},
+		{"direct", e.Direct, &e.Direct},
+		{"submitter", e.Submitter, &e.Submitter},
+		{"source", e.Source, &e.Source},
+		{"submitted_at", timeVal(e.SubmittedAt), timeScan{&e.SubmittedAt}},
+		{"admitted_at", timeVal(e.AdmittedAt), timeScan{&e.AdmittedAt}},
+		{"concluded_at", timeVal(e.ConcludedAt), timeScan{&e.ConcludedAt}},
+		{"seq", e.Seq, &e.Seq},
+		{"run_id", e.RunID, &e.RunID},
+		{"blocked_by", e.BlockedBy, &e.BlockedBy},
+		{"merge_intent", e.MergeIntent, &e.MergeIntent},
+		{"merge_attempts", e.MergeAttempts, &e.MergeAttempts},
+		{"next_attempt_at", timeVal(e.NextAttemptAt), timeScan{&e.NextAttemptAt}},
+		{"restarts", e.Restarts, &e.Restarts},
+		{"position", e.Position, &e.Position},
+		{"vouched", e.Vouched, &e.Vouched},
+		{"merge_base", e.MergeBase, &e.MergeBase},
+		{"pr_checked_at", timeVal(e.PRCheckedAt), timeScan{&e.PRCheckedAt}},
+		{"direct_base", e.DirectBase, &e.DirectBase},
+		{"direct_contains", e.DirectContains, &e.DirectContains},
+		{"conflict", conflictVal{e.Conflict}, conflictScan{&e.Conflict}},
+		{"cancel_reason", string(e.CancelReason), &e.CancelReason},
+		{"cancel_detail", e.CancelDetail, &e.CancelDetail},
+		{"isolation_run_id", e.IsolationRunID, &e.IsolationRunID},
+		{"isolation_failures", e.IsolationFailures, &e.IsolationFailures},
+		{"isolation_passed", e.IsolationPassed, &e.IsolationPassed},
+		{"flake_retried", e.FlakeRetried, &e.FlakeRetried},
+	}
+}
+
+// activeEntry is the SQL condition for a non-terminal entry; it matches the
+// partial index entries_active.
+const activeEntry = "state NOT IN ('merged', 'failed', 'cancelled')"
+
+var (
+	entryCols   = entryColumns(&queue.Entry{})
+	entrySelect = "SELECT " + selectList(entryCols, "") + " FROM entries"
+	entryUpsert = insertSQL("entries", entryCols, "id")
+	entryByPR   = entrySelect + " WHERE queue_id = ? AND pr_number = ?"
+	entryByID   = entrySelect + " WHERE id = ?"
+	entryActive = entrySelect + " WHERE queue_id = ? AND " + activeEntry +
+		" ORDER BY priority_value, seq, submitted_at, pr_number"
+	entryFind = "SELECT " + selectList(entryCols, "e") + ` FROM entries e JOIN queues q ON q.id = e.queue_id
+		WHERE q.host = ? COLLATE NOCASE AND q.owner = ? COLLATE NOCASE AND q.name = ? COLLATE NOCASE AND e.pr_number = ? AND e.` + activeEntry + `
+		ORDER BY q.id`
+)
+
+func scanEntry(sc interface{ Scan(...any) error }) (*queue.Entry, error) {
+	var e queue.Entry
+	if err := sc.Scan(columnDests(entryColumns(&e))...); err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// SaveEntry inserts or replaces an entry by ID. Saving an entry with
+// another ID for the same (QueueID, PRNumber) fails with queue.ErrExists.
+func (o *ops) SaveEntry(ctx context.Context, e *queue.Entry) error {
+	if e.ID == "" {
+		return fmt.Errorf("failed to save entry for PR #%d: empty ID", e.PRNumber)
+	}
+	if _, err := o.wr.ExecContext(ctx, entryUpsert, columnArgs(entryColumns(e))...); err != nil {
+		return fmt.Errorf("failed to save entry %s (queue %d, PR #%d): %w", e.ID, e.QueueID, e.PRNumber, o.existsErr(err))
+	}
+	o.changed(e.QueueID)
+	return nil
+}
+
+// GetEntry returns the entry of a PR in a queue, active or not;
+// queue.ErrNotFound if the PR was never submitted to it.
+func (o *ops) GetEntry(ctx context.Context, queueID int64, prNumber int) (*queue.Entry, error) {
+	e, err := scanEntry(o.rd.QueryRowContext(ctx, entryByPR, queueID, prNumber))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("entry for PR #%d in queue %d: %w", prNumber, queueID, queue.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to get entry for PR #%d in queue %d: %w", prNumber, queueID, err)
+	}
+	return e, nil
+}
+
+// GetEntryByID returns an entry by ID; queue.ErrNotFound if absent.
+func (o *ops) GetEntryByID(ctx context.Context, id string) (*queue.Entry, error) {
+	e, err := scanEntry(o.rd.QueryRowContext(ctx, entryByID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("entry %s: %w", id, queue.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to get entry %s: %w", id, err)
+	}
+	return e, nil
+}
+
+// ListActiveEntries returns the queue's non-terminal entries ordered by
+// (PriorityValue, Seq, SubmittedAt, PRNumber).
+func (o *ops) ListActiveEntries(ctx context.Context, queueID int64) ([]*queue.Entry, error) {
+	rows, err := o.rd.QueryContext(ctx, entryActive, queueID)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list active entries of queue %d: %w", queueID, err)
+	}
+	out, err := collect(rows, scanEntry)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list active entries of queue %d: %w", queueID, err)
+	}
+	return out, nil
+}
+
+// FindActiveEntries returns the active entries of a PR in every queue of
+// the repository, ordered by queue ID.
+func (o *ops) FindActiveEntries(ctx context.Context, repo queue.Repo, prNumber int) ([]*queue.Entry, error) {
+	rows, err := o.rd.QueryContext(ctx, entryFind, repo.Host, repo.Owner, repo.Name, prNumber)
+	if err != nil {
+		return nil, fmt.Errorf("failed to find active entries of %s#%d: %w", repo, prNumber, err)
+	}
+	out, err := collect(rows, scanEntry)
+	if err != nil {
+		return nil, fmt.Errorf("failed to find active entries of %s#%d: %w", repo, prNumber, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,77 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// execer is what *sql.DB and *sql.Tx have in common.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// ops holds every store operation. rd runs reads, wr runs writes; outside a
+// transaction they are the read pool and the writer, inside one both are the
+// transaction.
+type ops struct {
+	rd execer
+	wr execer
+	// chg learns of the writes that change a queue's reads (see
+	// changes.go): the store's versions outside a transaction, the
+	// transaction's pending changes inside one.
+	chg changeSink
+	// d is the database's dialect.
+	d *Dialect
+}
+
+// txStore is a store bound to one transaction.
+type txStore struct {
+	ops
+}
+
+// WithTx runs fn in one IMMEDIATE write transaction on the writer
+// connection. fn's store sends reads and writes through the transaction. If
+// fn returns an error or panics, the transaction is rolled back.
+func (s *Store) WithTx(ctx context.Context, fn func(tx queue.Store) error) (err error) {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("failed to begin transaction: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			if rerr := rollback(tx); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+		}
+	}()
+	pending := &pendingChanges{}
+	if err := fn(&txStore{ops: ops{rd: inDialect(tx, s.dialect), wr: inDialect(tx, s.dialect), chg: pending, d: s.dialect}}); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("failed to commit transaction: %w", err)
+	}
+	committed = true
+	pending.apply(s)
+	return nil
+}
+
+// WithTx on a transaction-bound store runs fn in the same transaction.
+func (t *txStore) WithTx(_ context.Context, fn func(tx queue.Store) error) error {
+	return fn(t)
+}
+
+// rollback rolls tx back; a transaction already ended is no error.
+func rollback(tx *sql.Tx) error {
+	if err := tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+		return fmt.Errorf("failed to roll back: %w", err)
+	}
+	return nil
+}

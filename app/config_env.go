@@ -14,9 +14,11 @@ const (
 	EnvPrivateKey     = "MQ_GITHUB_PRIVATE_KEY"
 	EnvPrivateKeyPath = "MQ_GITHUB_PRIVATE_KEY_PATH"
 	EnvDatabasePath   = "MQ_DATABASE_PATH"
-	EnvServerAddress  = "MQ_SERVER_ADDRESS"
-	EnvPublicURL      = "MQ_PUBLIC_URL"
-	EnvLogLevel       = "MQ_LOG_LEVEL"
+	// EnvDatabaseURL is database.url (PostgreSQL; it may hold a password).
+	EnvDatabaseURL   = "MQ_DATABASE_URL"
+	EnvServerAddress = "MQ_SERVER_ADDRESS"
+	EnvPublicURL     = "MQ_PUBLIC_URL"
+	EnvLogLevel      = "MQ_LOG_LEVEL"
 	// EnvDashboardClientSecret is dashboard.github.client_secret.
 	EnvDashboardClientSecret = "MQ_DASHBOARD_GITHUB_CLIENT_SECRET" //nolint:gosec // a variable name
 )
@@ -29,6 +31,7 @@ func (c *Config) applyEnv(env func(string) string) error {
 	}
 	setString(EnvWebhookSecret, &c.GitHub.App.WebhookSecret)
 	setString(EnvDatabasePath, &c.Database.Path)
+	setString(EnvDatabaseURL, &c.Database.URL)
 	setString(EnvServerAddress, &c.Server.Address)
 	setString(EnvPublicURL, &c.Server.PublicURL)
 	setString(EnvLogLevel, &c.Logging.Level)

@@ -333,7 +333,12 @@ func TestValidate(t *testing.T) {
 			c.GitHub.V4APIURL = "http://%zz"
 		}, []string{"server.public_url", "github.web_url", "github.v3_api_url", "github.v4_api_url"}},
 		{"address and host", func(c *Config) { c.Server.Address = "8080"; c.GitHub.Host = "" }, []string{"server.address", "github.host"}},
-		{"database", func(c *Config) { c.Database = DatabaseConfig{Driver: "postgres"} }, []string{"database.driver", "database.path"}},
+		{"database", func(c *Config) { c.Database = DatabaseConfig{Driver: "mysql"} }, []string{"database.driver"}},
+		{"sqlite without a path", func(c *Config) { c.Database = DatabaseConfig{Driver: "sqlite", URL: "postgres://h/db"} },
+			[]string{"database.path", "database.url is for driver"}},
+		{"postgres without a URL", func(c *Config) { c.Database = DatabaseConfig{Driver: "postgres"} }, []string{"database.url is required"}},
+		{"postgres with a bad URL", func(c *Config) { c.Database = DatabaseConfig{Driver: "postgres", URL: "mysql://u:s3cret@h/db"} },
+			[]string{"database.url: want a postgres://"}},
 		{"command prefix", func(c *Config) { c.Commands.Prefix = "/m q" }, []string{"commands.prefix"}},
 		{"logging", func(c *Config) { c.Logging = LoggingConfig{Level: "trace", Format: "xml"} },
 			[]string{"logging.level", "logging.format"}},

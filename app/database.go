@@ -8,6 +8,7 @@ import (
 	"github.com/mergequeue/mq/handlers/api/apitoken"
 	"github.com/mergequeue/mq/handlers/inbox"
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/postgres"
 	"github.com/mergequeue/mq/queue/record"
 	"github.com/mergequeue/mq/queue/sqlite"
 )
@@ -64,7 +65,10 @@ type Database interface {
 	Close() error
 }
 
-var _ Database = (*sqlite.Store)(nil)
+var (
+	_ Database = (*sqlite.Store)(nil)
+	_ Database = (*postgres.Store)(nil)
+)
 
 // OpenDatabase opens the database that cfg names with its driver (and
 // applies its pending migrations): the one place the process, and every
@@ -75,6 +79,12 @@ func OpenDatabase(ctx context.Context, cfg DatabaseConfig) (Database, error) {
 		store, err := sqlite.Open(ctx, cfg.Path)
 		if err != nil {
 			return nil, fmt.Errorf("failed to open the SQLite database: %w", err)
+		}
+		return store, nil
+	case DriverPostgres:
+		store, err := postgres.Open(ctx, cfg.URL)
+		if err != nil {
+			return nil, fmt.Errorf("failed to open the PostgreSQL database: %w", err)
 		}
 		return store, nil
 	default:

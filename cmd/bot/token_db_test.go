@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mergequeue/mq/queue/postgres/pgtest"
 )
 
 // `bot token` opens the database the configuration names through the one
@@ -34,5 +36,27 @@ func TestTokenOpensTheConfiguredDatabase(t *testing.T) {
 	}
 	if code, out, _ := runBot(t, "token", "list", "--db", db); code != 0 || !strings.Contains(out, "ci") {
 		t.Errorf("the token is not in %s: exit %d %q", db, code, out)
+	}
+}
+
+// With database.driver postgres, `bot token` works on the PostgreSQL
+// database that MQ_DATABASE_URL names (skipped without a test server).
+func TestTokenOnPostgres(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.yml")
+	if err := os.WriteFile(cfgPath, []byte("database:\n  driver: postgres\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MQ_DATABASE_URL", dbURL)
+	if code, out, errOut := runBot(t, "token", "create", "--config", cfgPath, "--name", "ci", "--read-only"); code != 0 {
+		t.Fatalf("token create: exit %d %q %q", code, out, errOut)
+	}
+	code, out, errOut := runBot(t, "token", "list", "--config", cfgPath)
+	if code != 0 || !strings.Contains(out, "ci") || !strings.Contains(out, "read-only") {
+		t.Fatalf("token list: exit %d %q %q; want the read-only token ci", code, out, errOut)
+	}
+	if _, err := os.Stat("mq.db"); !os.IsNotExist(err) {
+		t.Errorf("a SQLite file was created at the default path (%v)", err)
 	}
 }

@@ -77,7 +77,7 @@ var (
 	entryByPR   = entrySelect + " WHERE queue_id = ? AND pr_number = ?"
 	entryByID   = entrySelect + " WHERE id = ?"
 	entryActive = entrySelect + " WHERE queue_id = ? AND " + activeEntry +
-		" ORDER BY priority_value, seq, submitted_at, pr_number"
+		" ORDER BY priority_value, seq, submitted_at NULLS FIRST, pr_number"
 	entryFind = "SELECT " + selectList(entryCols, "e") + ` FROM entries e JOIN queues q ON q.id = e.queue_id
 		WHERE q.host = ? COLLATE NOCASE AND q.owner = ? COLLATE NOCASE AND q.name = ? COLLATE NOCASE AND e.pr_number = ? AND e.` + activeEntry + `
 		ORDER BY q.id`

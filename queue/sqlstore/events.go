@@ -28,7 +28,7 @@ func eventColumns(ev *queue.Event) []column {
 var (
 	eventCols   = eventColumns(&queue.Event{})
 	eventInsert = insertSQL("events", eventCols, "")
-	eventSince  = "SELECT id, " + selectList(eventCols, "") + " FROM events WHERE queue_id = ? AND at >= ? ORDER BY at, id"
+	eventSince  = "SELECT id, " + selectList(eventCols, "") + " FROM events WHERE queue_id = ? AND at >= ? ORDER BY at NULLS FIRST, id"
 	eventLast   = "SELECT id, " + selectList(eventCols, "") + " FROM events WHERE entry_id = ? AND queue_id = ? ORDER BY id DESC LIMIT 1"
 )
 

@@ -41,7 +41,7 @@ func (o *ops) ListEntries(ctx context.Context, q queue.EntryQuery) ([]*queue.Ent
 		args = append(args, timeVal(q.AfterAt), timeVal(q.AfterAt), q.AfterID)
 	}
 	query := entrySelect + " WHERE " + strings.Join(where, " AND ") +
-		" ORDER BY " + activityAt + " DESC, id DESC LIMIT ?"
+		" ORDER BY " + activityAt + " DESC NULLS LAST, id DESC LIMIT ?"
 	args = append(args, sqlLimit(q.Limit))
 	rows, err := o.rd.QueryContext(ctx, query, args...)
 	if err != nil {

@@ -26,7 +26,7 @@ var (
 	mergeInsert = insertSQL("merges", mergeCols, "")
 	// mergeTail selects the last ? records of a queue, then orders them
 	// oldest (first appended) first.
-	mergeTail = "SELECT " + selectList(mergeCols, "") + " FROM (SELECT * FROM merges WHERE queue_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id"
+	mergeTail = "SELECT " + selectList(mergeCols, "") + " FROM (SELECT * FROM merges WHERE queue_id = ? ORDER BY id DESC LIMIT ?) AS tail ORDER BY id"
 	// mergeFrom selects a queue's records from the first whose before_sha
 	// is in a list (%s: its placeholders) on, oldest first; the inner
 	// lookup uses merges_before (migration 0011).

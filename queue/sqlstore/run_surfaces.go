@@ -31,9 +31,9 @@ var (
 	runSurfaceCols   = runSurfaceColumns(&queue.RunSurface{})
 	runSurfaceSelect = "SELECT " + selectList(runSurfaceCols, "") + " FROM run_surfaces"
 	// A new surface is the zero one with Want 1.
-	runSurfaceTouch = insertSQL("run_surfaces", runSurfaceCols, "") + " ON CONFLICT (run_id) DO UPDATE SET want = want + 1"
+	runSurfaceTouch = insertSQL("run_surfaces", runSurfaceCols, "") + " ON CONFLICT (run_id) DO UPDATE SET want = run_surfaces.want + 1"
 	runSurfaceDue   = runSurfaceSelect + ` WHERE want > done AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
-		ORDER BY next_attempt_at, run_id LIMIT ?`
+		ORDER BY next_attempt_at NULLS FIRST, run_id LIMIT ?`
 	// Saving keeps the queue and Want, which only TouchRunSurface bumps.
 	runSurfaceSave = updateSQL("run_surfaces", runSurfaceCols, "run_id", "queue_id", "want")
 )

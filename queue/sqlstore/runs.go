@@ -42,11 +42,11 @@ var (
 	runSelect = "SELECT " + selectList(runCols, "") + " FROM runs"
 	runUpsert = insertSQL("runs", runCols, "id")
 	runByID   = runSelect + " WHERE id = ?"
-	runOpen   = runSelect + " WHERE queue_id = ? AND closed = 0 ORDER BY created_at, id"
-	runRecent = runSelect + " WHERE queue_id = ? AND status = 'succeeded' ORDER BY finished_at DESC, id LIMIT ?"
+	runOpen   = runSelect + " WHERE queue_id = ? AND closed = 0 ORDER BY created_at NULLS FIRST, id"
+	runRecent = runSelect + " WHERE queue_id = ? AND status = 'succeeded' ORDER BY finished_at DESC NULLS LAST, id LIMIT ?"
 	runBySHA  = "SELECT " + selectList(runCols, "r") + ` FROM runs r JOIN queues q ON q.id = r.queue_id
 		WHERE r.sha = ? AND r.closed = 0 AND q.host = ? COLLATE NOCASE AND q.owner = ? COLLATE NOCASE AND q.name = ? COLLATE NOCASE
-		ORDER BY r.created_at, r.id`
+		ORDER BY r.created_at NULLS FIRST, r.id`
 )
 
 func scanRun(sc interface{ Scan(...any) error }) (*queue.TestRun, error) {

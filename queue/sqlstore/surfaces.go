@@ -37,9 +37,9 @@ var (
 	surfaceCols   = surfaceColumns(&queue.Surface{})
 	surfaceSelect = "SELECT " + selectList(surfaceCols, "") + " FROM surfaces"
 	// A new surface is the zero one with Want 1.
-	surfaceTouch = insertSQL("surfaces", surfaceCols, "") + " ON CONFLICT (entry_id) DO UPDATE SET want = want + 1"
+	surfaceTouch = insertSQL("surfaces", surfaceCols, "") + " ON CONFLICT (entry_id) DO UPDATE SET want = surfaces.want + 1"
 	surfaceDue   = surfaceSelect + ` WHERE want > done AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
-		ORDER BY next_attempt_at, entry_id LIMIT ?`
+		ORDER BY next_attempt_at NULLS FIRST, entry_id LIMIT ?`
 	// Saving keeps the queue and Want, which only TouchSurface bumps.
 	surfaceSave = updateSQL("surfaces", surfaceCols, "entry_id", "queue_id", "want")
 )

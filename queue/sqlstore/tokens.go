@@ -33,7 +33,7 @@ var (
 	tokenSelect = "SELECT " + selectList(tokenCols, "") + " FROM api_tokens"
 	tokenByHash = tokenSelect + " WHERE hash = ?"
 	tokenByID   = tokenSelect + " WHERE id = ?"
-	tokenList   = tokenSelect + " ORDER BY created_at, id"
+	tokenList   = tokenSelect + " ORDER BY created_at NULLS FIRST, id"
 )
 
 func scanToken(sc interface{ Scan(...any) error }) (record.Token, error) {

@@ -1,0 +1,27 @@
+// Package postgres is the durable store (queue.Store and the other ports
+// of app.Database, implemented once in queue/sqlstore) on PostgreSQL,
+// through github.com/jackc/pgx/v5 (its database/sql driver).
+//
+// Guarantees:
+//
+//   - The schema is versioned by embedded migrations (migrations/*.sql,
+//     applied in order by github.com/pressly/goose/v3 and recorded in
+//     goose_db_version), in the schema the URL's search_path names (the
+//     user's default schema otherwise). Open refuses a database whose
+//     schema is newer than this binary.
+//   - Every write, and every WithTx transaction, goes through one
+//     connection, which holds a session advisory lock on the schema: one
+//     process writes to a schema at a time. A second process's writes are
+//     refused with a clear error (Open checks it at once), until replicas
+//     share the queues by per-queue leases (issue #18 item 3). If the
+//     connection is lost, the next write reconnects and takes the lock
+//     again. Reads outside a transaction use a small pool of read-only
+//     connections.
+//   - A committed write is durable as the server's settings make it
+//     (synchronous_commit).
+//   - The statements and the column types are those of the SQLite store
+//     (see queue/sqlstore): times as unix nanoseconds, returned in UTC.
+//     GitHub names compare case-insensitively through the collation
+//     "nocase" the first migration creates (ICU, which Debian's and the
+//     official builds have).
+package postgres

@@ -1,0 +1,188 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/sqlstore"
+)
+
+// Compile-time check that Store is a queue store.
+var _ queue.Store = (*Store)(nil)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// readPoolSize bounds the read-only connections used for reads.
+const readPoolSize = 4
+
+// connectTimeout bounds a connection attempt when the URL sets none.
+const connectTimeout = 10 * time.Second
+
+// Dialect is PostgreSQL's, for the shared store (queue/sqlstore).
+var Dialect = &sqlstore.Dialect{Name: "PostgreSQL", Rebind: Rebind, Args: sqlstore.BoolsAsIntegers, IsUnique: isUniqueViolation}
+
+// isUniqueViolation reports whether err is a unique_violation (23505),
+// which a primary key's violation is too.
+func isUniqueViolation(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
+}
+
+// ErrLocked is returned when another process holds the schema's writer
+// lock.
+var ErrLocked = errors.New("another process writes to this PostgreSQL schema (one mq process per database until per-queue leases exist)")
+
+// Store is the PostgreSQL implementation of queue.Store and of the ports
+// declared by the inbox, the API tokens, the notifier, the dashboard and
+// the app (app.Database): the shared store of queue/sqlstore on one
+// PostgreSQL schema. It is safe for concurrent use.
+type Store struct {
+	*sqlstore.Store
+	writer *sql.DB
+	reader *sql.DB
+	where  string
+}
+
+// Open connects to the PostgreSQL database at rawURL (a postgres:// URL or
+// key=value connection string, as libpq takes them), takes the schema's
+// writer lock and applies pending migrations.
+func Open(ctx context.Context, rawURL string) (*Store, error) {
+	cfg, err := pgx.ParseConfig(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("failed to parse the PostgreSQL URL: %w", redactErr(err, rawURL))
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = connectTimeout
+	}
+	where := Redact(rawURL)
+	writer := stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(lockSchema))
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	writer.SetConnMaxIdleTime(0)
+	if err := writer.PingContext(ctx); err != nil {
+		_ = writer.Close()
+		return nil, fmt.Errorf("failed to connect to %s: %w", where, err)
+	}
+	if err := migrate(ctx, writer); err != nil {
+		_ = writer.Close()
+		return nil, fmt.Errorf("database %s: %w", where, err)
+	}
+	rcfg := cfg.Copy()
+	rcfg.RuntimeParams["default_transaction_read_only"] = "on"
+	reader := stdlib.OpenDB(*rcfg)
+	reader.SetMaxOpenConns(readPoolSize)
+	reader.SetMaxIdleConns(readPoolSize)
+	core, err := sqlstore.New(ctx, writer, reader, sqlstore.Options{Dialect: Dialect})
+	if err != nil {
+		_ = reader.Close()
+		_ = writer.Close()
+		return nil, fmt.Errorf("database %s: %w", where, err)
+	}
+	return &Store{Store: core, writer: writer, reader: reader, where: where}, nil
+}
+
+// lockSchema takes, on a new writer connection, the session advisory lock
+// of the connection's schema, or fails with ErrLocked.
+func lockSchema(ctx context.Context, conn *pgx.Conn) error {
+	var ok bool
+	var schema string
+	err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended('mergequeue writer ' || current_schema(), 0)), current_schema()`).
+		Scan(&ok, &schema)
+	if err != nil {
+		return fmt.Errorf("failed to take the schema's writer lock: %w", err)
+	}
+	if !ok {
+		return fmt.Errorf("schema %q: %w", schema, ErrLocked)
+	}
+	return nil
+}
+
+// migrate applies the embedded migrations not yet applied, on the writer
+// (which holds the schema's lock, so two processes never migrate at once).
+func migrate(ctx context.Context, db *sql.DB) error {
+	files, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		return fmt.Errorf("failed to read the embedded migrations: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, files, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return fmt.Errorf("failed to load the migrations: %w", err)
+	}
+	sources := p.ListSources()
+	latest := sources[len(sources)-1].Version
+	current, err := p.GetDBVersion(ctx)
+	if err != nil && !errors.Is(err, goose.ErrNoCurrentVersion) {
+		return fmt.Errorf("failed to read the schema version: %w", err)
+	}
+	if current > latest {
+		return fmt.Errorf("the schema is at version %d, newer than this binary knows (%d): run a newer mq", current, latest)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("failed to migrate: %w", err)
+	}
+	return nil
+}
+
+// Close closes the read pool and the writer connection (releasing the
+// schema's lock). The Store must not be used afterwards.
+func (s *Store) Close() error {
+	cerr := s.Store.Close()
+	// The server ends a closed session in its own time; unlock first, so
+	// that the next process to open the schema finds it free.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_, uerr := s.writer.ExecContext(ctx, `SELECT pg_advisory_unlock_all()`)
+	cancel()
+	if uerr != nil {
+		uerr = fmt.Errorf("failed to release the schema's writer lock: %w", uerr)
+	}
+	rerr := s.reader.Close()
+	werr := s.writer.Close()
+	if err := errors.Join(cerr, uerr, rerr, werr); err != nil {
+		return fmt.Errorf("failed to close database %s: %w", s.where, err)
+	}
+	return nil
+}
+
+// Redact is rawURL without its password, for logs and errors.
+func Redact(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme == "" {
+		return "(a PostgreSQL connection string)"
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// redactErr is err with rawURL's password removed from its text.
+func redactErr(err error, rawURL string) error {
+	u, perr := url.Parse(rawURL)
+	if perr != nil {
+		return errors.New("invalid connection string")
+	}
+	if pw, has := u.User.Password(); has && pw != "" {
+		return errors.New(strings.ReplaceAll(err.Error(), pw, "xxxxx"))
+	}
+	return err
+}

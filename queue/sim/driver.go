@@ -29,6 +29,10 @@ type DriverOptions struct {
 	// driver keeps using the World directly): tests break the port on
 	// purpose to prove the suite notices.
 	WrapGitHub func(queue.GitHub) queue.GitHub
+	// Store, when set, is the store the Service runs on (empty; the
+	// driver creates its queue); by default a new memstore. The invariant
+	// suite runs on the durable stores too.
+	Store queue.Store
 	// HitKnownBugs stops steering the random events around the engine bugs
 	// not fixed yet (see knownBugs); by default they are avoided, so that
 	// the suite keeps finding new ones.
@@ -42,7 +46,7 @@ type DriverOptions struct {
 // landing check were fixed (TestRegressionStaleVoucher,
 // TestRegressionParallelLandingCheck).
 
-// Driver runs the real queue.Service, over a memstore and a World, through
+// Driver runs the real queue.Service, over a store (a memstore unless DriverOptions.Store) and a World, through
 // a random but seeded sequence of events, checking the queue's invariants
 // after every step, then drains the queue and checks that it settles with
 // the expected outcome. It is deterministic: no goroutines, no wall clock.
@@ -52,7 +56,7 @@ type Driver struct {
 	rng      *rand.Rand
 	now      time.Time
 	world    *World
-	store    *memstore.Store
+	store    queue.Store
 	svc      *service.Service
 	q        *queue.Queue
 	settings queue.Settings
@@ -113,7 +117,10 @@ func NewDriver(seed uint64, opts DriverOptions) (*Driver, error) {
 		checks = append(checks, "lint")
 	}
 	d.world = NewWorld(WorldConfig{Checks: checks, Now: d.clock})
-	d.store = memstore.New()
+	d.store = opts.Store
+	if d.store == nil {
+		d.store = memstore.New()
+	}
 	var gh queue.GitHub = d.world
 	if opts.WrapGitHub != nil {
 		gh = opts.WrapGitHub(gh)

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -121,10 +120,4 @@ func show(v any) string {
 		return fmt.Sprintf("%+v", rv.Elem().Interface())
 	}
 	return fmt.Sprintf("%+v", v)
-}
-
-// hashOf is the SHA-256 of secret, as tokens and sessions are stored.
-func hashOf(secret string) []byte {
-	h := sha256.Sum256([]byte(secret))
-	return h[:]
 }

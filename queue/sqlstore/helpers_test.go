@@ -26,8 +26,6 @@ import (
 // t0 is a fixed instant with nanoseconds, to prove full precision.
 var t0 = time.Date(2026, 7, 23, 1, 32, 50, 123456789, time.UTC)
 
-func at(d time.Duration) time.Time { return t0.Add(d) }
-
 func hashOf(secret string) []byte {
 	h := sha256.Sum256([]byte(secret))
 	return h[:]
@@ -122,4 +120,3 @@ func assertEqual(t *testing.T, got, want any) {
 		t.Errorf("mismatch\n got: %+v\nwant: %+v", got, want)
 	}
 }
-

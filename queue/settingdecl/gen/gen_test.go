@@ -55,7 +55,7 @@ func TestANewSettingReachesEveryOutput(t *testing.T) {
 		"handlers/api/queue_settings_gen.go": {"MergeWindowMinutes *int `json:\"mergeWindowMinutes\"`",
 			"MergeWindowMinutes int `json:\"mergeWindowMinutes\"`", "MergeWindowMinutes: f.MergeWindowMinutes", "MergeWindowMinutes: s.MergeWindowMinutes"},
 		"queue/sqlstore/settings_gen.go": {"MergeWindowMinutes int `json:\"merge_window_minutes\"`"},
-		"docs/api.md":                  {"| `mergeWindowMinutes` | integer | `0` | 0–120; a rule for the docs |"},
+		"docs/api.md":                    {"| `mergeWindowMinutes` | integer | `0` | 0–120; a rule for the docs |"},
 	}
 	for _, f := range files {
 		for _, w := range want[f.path] {

@@ -54,6 +54,9 @@ type Options struct {
 	Budget *app.GitHubBudget
 	// GitHubOptions are added to the app's GitHub client options.
 	GitHubOptions []githubx.Option
+	// Database is the app's database (nil: a SQLite file in Dir, the
+	// sandbox's store).
+	Database *app.DatabaseConfig
 }
 
 // unlimitedBudget is the budget of a sandbox whose fake enforces no limit.
@@ -116,6 +119,9 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 	cfg.GitHub.App.PrivateKey = string(fake.AppPrivateKeyPEM())
 	cfg.GitHub.App.WebhookSecret = secret
 	cfg.Database.Path = filepath.Join(e.dir, "mq.db")
+	if opts.Database != nil {
+		cfg.Database = *opts.Database
+	}
 	cfg.Engine.ReconcileInterval = opts.ReconcileInterval
 	switch {
 	case opts.Budget != nil:
@@ -185,7 +191,7 @@ func (e *Env) App() *app.App { return e.app }
 // WebhookSecret is the secret the fake GitHub signs webhooks with.
 func (e *Env) WebhookSecret() string { return e.cfg.GitHub.App.WebhookSecret }
 
-// DatabasePath is the app's SQLite file.
+// DatabasePath is the app's SQLite file (with the default database).
 func (e *Env) DatabasePath() string { return e.cfg.Database.Path }
 
 // StopApp stops the app (the fake GitHub keeps running; webhooks sent

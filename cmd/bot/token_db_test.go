@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mergequeue/mq/app"
 	"github.com/mergequeue/mq/queue/postgres/pgtest"
 )
 
@@ -58,5 +60,34 @@ func TestTokenOnPostgres(t *testing.T) {
 	}
 	if _, err := os.Stat("mq.db"); !os.IsNotExist(err) {
 		t.Errorf("a SQLite file was created at the default path (%v)", err)
+	}
+}
+
+// `bot token` works beside a running server on the same PostgreSQL schema
+// (which holds the schema's writer lock), as it does beside one on the same
+// SQLite file: the server sees the token it created.
+func TestTokenBesideARunningServerOnPostgres(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	server, err := app.OpenDatabase(context.Background(), app.DatabaseConfig{Driver: app.DriverPostgres, URL: dbURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	if second, err := app.OpenDatabase(context.Background(), app.DatabaseConfig{Driver: app.DriverPostgres, URL: dbURL}); err == nil {
+		_ = second.Close()
+		t.Fatal("a second server opened the schema")
+	}
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.yml")
+	if err := os.WriteFile(cfgPath, []byte("database:\n  driver: postgres\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MQ_DATABASE_URL", dbURL)
+	if code, out, errOut := runBot(t, "token", "create", "--config", cfgPath, "--name", "ci"); code != 0 {
+		t.Fatalf("token create beside the server: exit %d %q %q", code, out, errOut)
+	}
+	toks, err := server.ListTokens(context.Background())
+	if err != nil || len(toks) != 1 || toks[0].Name != "ci" {
+		t.Fatalf("the server sees tokens %+v, %v; want ci", toks, err)
 	}
 }

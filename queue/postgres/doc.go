@@ -7,15 +7,17 @@
 //   - The schema is versioned by embedded migrations (migrations/*.sql,
 //     applied in order by github.com/pressly/goose/v3 and recorded in
 //     goose_db_version), in the schema the URL's search_path names (the
-//     user's default schema otherwise). Open refuses a database whose
-//     schema is newer than this binary.
+//     user's default schema otherwise), by one process at a time. Open
+//     refuses a database whose schema is newer than this binary.
 //   - Every write, and every WithTx transaction, goes through one
 //     connection, which holds a session advisory lock on the schema: one
-//     process writes to a schema at a time. A second process's writes are
-//     refused with a clear error (Open checks it at once), until replicas
+//     server process writes to a schema at a time. A second one is
+//     refused with ErrLocked (Open checks it at once), until replicas
 //     share the queues by per-queue leases (issue #18 item 3). If the
 //     connection is lost, the next write reconnects and takes the lock
-//     again. Reads outside a transaction use a small pool of read-only
+//     again. A Shared store (bot token) takes no lock: it writes single
+//     rows beside the server. Migrations run under a lock of their own.
+//     Reads outside a transaction use a small pool of read-only
 //     connections.
 //   - A committed write is durable as the server's settings make it
 //     (synchronous_commit).

@@ -57,10 +57,25 @@ type Store struct {
 	where  string
 }
 
+// Option adjusts Open.
+type Option func(*options)
+
+type options struct{ shared bool }
+
+// Shared opens the store without the schema's writer lock, for a
+// short-lived command that writes single rows beside a running server
+// (bot token): its writes are single statements, atomic on their own, and
+// it makes no decision about a queue.
+func Shared() Option { return func(o *options) { o.shared = true } }
+
 // Open connects to the PostgreSQL database at rawURL (a postgres:// URL or
 // key=value connection string, as libpq takes them), takes the schema's
-// writer lock and applies pending migrations.
-func Open(ctx context.Context, rawURL string) (*Store, error) {
+// writer lock (unless Shared) and applies pending migrations.
+func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("failed to parse the PostgreSQL URL: %w", redactErr(err, rawURL))
@@ -69,7 +84,11 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		cfg.ConnectTimeout = connectTimeout
 	}
 	where := Redact(rawURL)
-	writer := stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(lockSchema))
+	var writerOpts []stdlib.OptionOpenDB
+	if !o.shared {
+		writerOpts = append(writerOpts, stdlib.OptionAfterConnect(lockSchema))
+	}
+	writer := stdlib.OpenDB(*cfg, writerOpts...)
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
@@ -113,8 +132,18 @@ func lockSchema(ctx context.Context, conn *pgx.Conn) error {
 }
 
 // migrate applies the embedded migrations not yet applied, on the writer
-// (which holds the schema's lock, so two processes never migrate at once).
-func migrate(ctx context.Context, db *sql.DB) error {
+// connection, holding the schema's migration lock: two processes never
+// migrate at once.
+func migrate(ctx context.Context, db *sql.DB) (err error) {
+	const key = `hashtextextended('mergequeue migrations ' || current_schema(), 0)`
+	if _, err := db.ExecContext(ctx, `SELECT pg_advisory_lock(`+key+`)`); err != nil {
+		return fmt.Errorf("failed to take the schema's migration lock: %w", err)
+	}
+	defer func() {
+		if _, uerr := db.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+key+`)`); uerr != nil {
+			err = errors.Join(err, fmt.Errorf("failed to release the schema's migration lock: %w", uerr))
+		}
+	}()
 	files, err := fs.Sub(migrationFiles, "migrations")
 	if err != nil {
 		return fmt.Errorf("failed to read the embedded migrations: %w", err)
@@ -143,7 +172,8 @@ func migrate(ctx context.Context, db *sql.DB) error {
 func (s *Store) Close() error {
 	cerr := s.Store.Close()
 	// The server ends a closed session in its own time; unlock first, so
-	// that the next process to open the schema finds it free.
+	// that the next process to open the schema finds it free. (A Shared
+	// store holds no lock: this unlocks nothing.)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	_, uerr := s.writer.ExecContext(ctx, `SELECT pg_advisory_unlock_all()`)
 	cancel()

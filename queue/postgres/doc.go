@@ -19,6 +19,13 @@
 //     rows beside the server. Migrations run under a lock of their own.
 //     Reads outside a transaction use a small pool of read-only
 //     connections.
+//   - Per-queue leases (AcquireLease, RenewLease, ReleaseLease) say which
+//     replica decides for a queue; their fencing token grows each time a
+//     lease changes hands, and Fenced runs a transaction only while its
+//     token is still the queue's, holding the lease against a takeover
+//     until it commits. They are the groundwork of several replicas on one
+//     database (issue #18 item 3): the app does not use them yet, and
+//     keeps one server per schema.
 //   - A committed write is durable as the server's settings make it
 //     (synchronous_commit).
 //   - The statements and the column types are those of the SQLite store

@@ -38,7 +38,20 @@ type txStore struct {
 // WithTx runs fn in one IMMEDIATE write transaction on the writer
 // connection. fn's store sends reads and writes through the transaction. If
 // fn returns an error or panics, the transaction is rolled back.
-func (s *Store) WithTx(ctx context.Context, fn func(tx queue.Store) error) (err error) {
+func (s *Store) WithTx(ctx context.Context, fn func(tx queue.Store) error) error {
+	return s.WithGuardedTx(ctx, "", nil, fn)
+}
+
+// ErrGuardFailed is returned by WithGuardedTx when its guard found no row.
+var ErrGuardFailed = errors.New("the transaction's guard does not hold")
+
+// WithGuardedTx is WithTx whose transaction first runs guard (a query in
+// the store's statement dialect, with args; "" for none): if it returns no
+// row, fn is not run, nothing is written and the error wraps
+// ErrGuardFailed. A guard that locks the rows it reads (FOR SHARE) holds
+// them until the transaction ends: it is how a write is fenced (see
+// queue/postgres's leases).
+func (s *Store) WithGuardedTx(ctx context.Context, guard string, args []any, fn func(tx queue.Store) error) (err error) {
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("failed to begin transaction: %w", err)
@@ -51,6 +64,16 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx queue.Store) error) (err 
 			}
 		}
 	}()
+	if guard != "" {
+		var one int
+		err := inDialect(tx, s.dialect).QueryRowContext(ctx, guard, args...).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrGuardFailed
+		}
+		if err != nil {
+			return fmt.Errorf("failed to check the transaction's guard: %w", err)
+		}
+	}
 	pending := &pendingChanges{}
 	if err := fn(&txStore{ops: ops{rd: inDialect(tx, s.dialect), wr: inDialect(tx, s.dialect), chg: pending, d: s.dialect}}); err != nil {
 		return err

@@ -47,19 +47,22 @@ func (d *Dialect) isUnique(err error) bool {
 // an integer column: it turns bools into 0 or 1. (The store's own
 // driver.Valuers never yield a bool.)
 func BoolsAsIntegers(args []any) []any {
-	out := args
+	var out []any // a copy, made at the first bool
 	for i, a := range args {
 		b, ok := a.(bool)
 		if !ok {
 			continue
 		}
-		if &out[0] == &args[0] {
+		if out == nil {
 			out = append([]any(nil), args...)
 		}
 		out[i] = int64(0)
 		if b {
 			out[i] = int64(1)
 		}
+	}
+	if out == nil {
+		return args
 	}
 	return out
 }

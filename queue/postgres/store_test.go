@@ -90,3 +90,63 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+// The server drops the store's connections (a restart, a failover, an
+// administrator): the store reconnects on its own. A call caught on a
+// dropped connection may fail; the next ones succeed, nothing committed is
+// lost, and the reconnected writer holds the schema's lock again.
+func TestReconnectsAfterTheServerDropsItsConnections(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.URL(t) + "&application_name=mq_reconnect_test"
+	s := open(t, url)
+	defer s.Close()
+	q := &queue.Queue{Key: queue.QueueKey{Repo: queue.Repo{Host: queue.DefaultHost, Owner: "acme", Name: "widgets"}, Branch: "main"},
+		State: queue.QueueRunning, Settings: queue.DefaultSettings(), NextSeq: 1, CreatedAt: time.Unix(1, 0).UTC(), UpdatedAt: time.Unix(1, 0).UTC()}
+	if err := s.CreateQueue(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ListQueues(ctx); err != nil { // a reader connection too
+		t.Fatal(err)
+	}
+	admin, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	var killed int
+	if err := admin.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE application_name = 'mq_reconnect_test' AND pid <> pg_backend_pid()`).Scan(&killed); err != nil {
+		t.Fatal(err)
+	}
+	if killed < 2 {
+		t.Fatalf("terminated %d connections, want the writer's and a reader's", killed)
+	}
+	// A call may fail on a dropped connection, or while the server has not
+	// yet ended the dropped session that held the lock; the store
+	// reconnects by itself within moments.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		werr := s.SetAppState(ctx, "k", "v")
+		got, rerr := s.GetQueue(ctx, q.Key)
+		if werr == nil && rerr == nil {
+			if got.ID != q.ID {
+				t.Fatalf("GetQueue = %+v", got)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no reconnection: write %v, read %v", werr, rerr)
+		}
+		time.Sleep(20 * time.Millisecond) // polling interval
+	}
+	if v, ok, err := s.AppState(ctx, "k"); err != nil || !ok || v != "v" {
+		t.Errorf("AppState = %q, %v, %v", v, ok, err)
+	}
+	if other, err := postgres.Open(ctx, url); !errors.Is(err, postgres.ErrLocked) {
+		if other != nil {
+			_ = other.Close()
+		}
+		t.Errorf("a second server after the reconnection: %v, want ErrLocked (the writer holds the lock again)", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	neturl "net/url"
 	"strings"
 	"testing"
 	"time"
@@ -149,4 +150,20 @@ func TestReconnectsAfterTheServerDropsItsConnections(t *testing.T) {
 		}
 		t.Errorf("a second server after the reconnection: %v, want ErrLocked (the writer holds the lock again)", err)
 	}
+}
+
+// FuzzRedact: Redact's output does not depend on the password in the
+// URL's user part: it shows nothing of it.
+func FuzzRedact(f *testing.F) {
+	f.Add("mq", "s3cret", "db:5432", "sslmode=require")
+	f.Add("u", "p@ss/w:rd", "h", "password=p@ss/w:rd")
+	f.Add("", "x", "", "")
+	f.Fuzz(func(t *testing.T, user, password, host, query string) {
+		at := func(pw string) string {
+			return (&neturl.URL{Scheme: "postgres", User: neturl.UserPassword(user, pw), Host: host, Path: "/db", RawQuery: query}).String()
+		}
+		if a, b := postgres.Redact(at(password)), postgres.Redact(at(password+"-other")); a != b {
+			t.Fatalf("Redact shows the password: %q for %q but %q for another password", a, at(password), b)
+		}
+	})
 }

@@ -48,6 +48,7 @@ type options struct {
 	cpuProfile  string
 	memProfile  string
 	verbose     bool
+	postgres    string   // a postgres:// URL: the server runs on PostgreSQL
 	args        []string // as given, for the report
 }
 
@@ -62,8 +63,19 @@ func (o options) wants(key string) bool {
 }
 
 // commandLine is the command that reproduces the run.
+// The URL of -postgres is shown as $MQ_TEST_POSTGRES_URL: it names a
+// server of the machine measured, with perhaps a password.
 func (o options) commandLine() string {
-	return strings.TrimSpace("go run ./cmd/mqload " + strings.Join(o.args, " "))
+	args := slices.Clone(o.args)
+	for i, a := range args {
+		switch {
+		case (a == "-postgres" || a == "--postgres") && i+1 < len(args):
+			args[i+1] = "$MQ_TEST_POSTGRES_URL"
+		case strings.HasPrefix(a, "-postgres=") || strings.HasPrefix(a, "--postgres="):
+			args[i] = a[:strings.Index(a, "=")+1] + "$MQ_TEST_POSTGRES_URL"
+		}
+	}
+	return strings.TrimSpace("go run ./cmd/mqload " + strings.Join(args, " "))
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -73,7 +85,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: mqload [flags]
 
-Starts the merge queue (the real server, on SQLite in a temporary directory)
+Starts the merge queue (the real server, on SQLite in a temporary directory,
+or on PostgreSQL with -postgres)
 on loopback with its fake GitHub, fills a queue, and measures under load:
 getSubmittedPullRequest (many clients and one), getQueue, /healthz and signed
 webhook ingest, each beside an empty Go handler answering {} in the same
@@ -97,6 +110,7 @@ flags:
 	only := fs.String("only", "", "comma-separated figures to measure (default: all); the empty handler is always measured with a load figure")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (server and load generator: one process) to this file")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write an allocation profile of the whole run to this file (go tool pprof -sample_index=alloc_space)")
+	fs.StringVar(&o.postgres, "postgres", "", "run the server on PostgreSQL: a postgres:// URL of a user that may create schemas (each server of the run gets a new schema, dropped after); default SQLite")
 	fs.BoolVar(&o.verbose, "v", false, "print progress and the server's logs (JSON) to stderr")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -188,7 +202,7 @@ func measure(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 		defer empty.Close()
 		progress("starting the service and queuing %d PRs", o.entries)
-		svc, err := startService(ctx, logs, o.reconcile, o.concurrency, nil)
+		svc, err := startService(ctx, logs, o.reconcile, o.concurrency, nil, o.postgres)
 		if err != nil {
 			return err
 		}
@@ -229,7 +243,7 @@ func measure(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		for round := range o.rounds {
 			for i, batch := range []int{0, writesBatch} {
 				progress("round %d/%d: GitHub calls per merged PR (%d PRs, batches of %d)", round+1, o.rounds, o.prs, max(batch, 1))
-				w, err := measureWrites(ctx, o.prs, o.concurrency, batch, o.reconcile)
+				w, err := measureWrites(ctx, o.prs, o.concurrency, batch, o.reconcile, o.postgres)
 				if err != nil {
 					return err
 				}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -85,7 +86,7 @@ func machine() string {
 func report(w io.Writer, o options, rows []loadRow, writes *writeRow, loadAvg string) {
 	fmt.Fprintf(w, "Measured by `%s`: %d round%s, each figure for %s after %s of warm-up; medians, with the smallest and largest round in brackets.\n\n",
 		o.commandLine(), o.rounds, plural(o.rounds), o.duration, o.warmup())
-	fmt.Fprintf(w, "Machine: %s.", machine())
+	fmt.Fprintf(w, "Store: %s. Machine: %s.", storeLabel(context.Background(), o.postgres), machine())
 	if loadAvg != "" {
 		fmt.Fprintf(w, " Load average before the run: %s (the machine is shared: compare ratios, measured in the same round, rather than absolute figures).", loadAvg)
 	}

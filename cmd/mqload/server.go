@@ -33,8 +33,9 @@ const (
 // SQLite in a temporary directory) on loopback, with its fake GitHub, a
 // repository, a queue and an API token.
 type service struct {
-	env   *sandbox.Env
-	token string
+	env    *sandbox.Env
+	schema *pgSchema // with -postgres
+	token  string
 	// heads are the head SHAs of the PRs opened, by PR number.
 	heads map[int]string
 	prs   []int
@@ -48,17 +49,34 @@ type service struct {
 // production).
 //
 // budget is the app's github.budget (nil: the sandbox's, unlimited: the
-// fake GitHub enforces no limit).
-func startService(ctx context.Context, logs io.Writer, reconcile time.Duration, concurrency int, budget *app.GitHubBudget) (*service, error) {
+// fake GitHub enforces no limit). With pg (a postgres:// URL) the server
+// runs on PostgreSQL, in a new schema of that server dropped by Close;
+// otherwise on SQLite in the sandbox's directory.
+func startService(ctx context.Context, logs io.Writer, reconcile time.Duration, concurrency int, budget *app.GitHubBudget, pg string) (*service, error) {
 	if logs == nil {
 		logs = io.Discard
 	}
 	log := zerolog.New(logs).Level(zerolog.InfoLevel).With().Timestamp().Logger()
-	env, err := sandbox.Start(ctx, sandbox.Options{Logger: &log, ReconcileInterval: reconcile, Budget: budget})
+	opts := sandbox.Options{Logger: &log, ReconcileInterval: reconcile, Budget: budget}
+	var schema *pgSchema
+	if pg != "" {
+		var err error
+		if schema, err = newPGSchema(ctx, pg); err != nil {
+			return nil, err
+		}
+		if opts.Database, err = schema.database(); err != nil {
+			_ = schema.drop()
+			return nil, err
+		}
+	}
+	env, err := sandbox.Start(ctx, opts)
 	if err != nil {
+		if schema != nil {
+			_ = schema.drop()
+		}
 		return nil, fmt.Errorf("failed to start the server: %w", err)
 	}
-	s := &service{env: env, heads: map[int]string{}}
+	s := &service{env: env, schema: schema, heads: map[int]string{}}
 	if err := s.setUp(ctx, concurrency); err != nil {
 		env.Close()
 		return nil, err
@@ -82,8 +100,14 @@ func (s *service) setUp(ctx context.Context, concurrency int) error {
 	return s.call(ctx, "createQueue", map[string]any{"repo": repoJSON(), "targetBranch": loadBranch, "concurrency": concurrency})
 }
 
-// Close stops the server and its fake GitHub and removes their files.
-func (s *service) Close() { s.env.Close() }
+// Close stops the server and its fake GitHub and removes their files (and
+// its PostgreSQL schema).
+func (s *service) Close() {
+	s.env.Close()
+	if s.schema != nil {
+		_ = s.schema.drop()
+	}
+}
 
 func repoJSON() map[string]any {
 	return map[string]any{"host": loadHost, "owner": loadOwner, "name": loadRepo}

@@ -51,8 +51,8 @@ func isWrite(key string) bool {
 // (concurrency, or the PRs left), the oldest passes. It counts the GitHub
 // calls from the first submission until every PR merged, the service
 // deleted its test branches and the fake GitHub delivered every webhook.
-func measureWrites(ctx context.Context, prs, concurrency, batch int, reconcile time.Duration) (writeCount, error) {
-	s, err := startService(ctx, nil, reconcile, concurrency, &app.GitHubBudget{}) // GitHub's numbers
+func measureWrites(ctx context.Context, prs, concurrency, batch int, reconcile time.Duration, pg string) (writeCount, error) {
+	s, err := startService(ctx, nil, reconcile, concurrency, &app.GitHubBudget{}, pg) // GitHub's numbers
 	if err != nil {
 		return writeCount{}, err
 	}

@@ -159,6 +159,11 @@ func (s *Snapshot) unitValid(r *queue.TestRun, ahead, entries []*queue.Entry) (b
 	seq = append(append(seq, r.Ahead...), r.EntryIDs...)
 	rest, ok := s.walkToHead(r.BaseSHA, seq, entries)
 	if !ok {
+		if s.anyLeft(seq) {
+			// An entry it tested left the queue: that is why the log
+			// cannot be followed (its targets are unknown), not a push.
+			return false, queue.ReasonRestartedDependencyRemoved
+		}
 		return false, queue.ReasonRestartedBaseMoved
 	}
 	if len(rest) != len(ahead)+len(entries) {
@@ -176,6 +181,18 @@ func (s *Snapshot) unitValid(r *queue.TestRun, ahead, entries []*queue.Entry) (b
 		}
 	}
 	return true, ""
+}
+
+// anyLeft reports whether an entry of seq left the queue without merging
+// (neither active nor in the merge log).
+func (s *Snapshot) anyLeft(seq []string) bool {
+	x := s.index()
+	for _, id := range seq {
+		if _, merged := x.byEntry[id]; x.entries[id] == nil && !merged {
+			return true
+		}
+	}
+	return false
 }
 
 // walkToHead follows the queue's merge log from base to the target head.

@@ -35,7 +35,7 @@ const (
 func Next(s *Snapshot, now time.Time) (Action, time.Time) {
 	s.idx = nil
 	p := &planner{s: s, q: s.Queue, now: now}
-	for _, step := range []func() Action{p.facts, p.runResults, p.isolation, p.conflicts, p.admission, p.switchMode, p.preempt, p.keepUnits, p.merge, p.direct, p.start, p.startIsolation} {
+	for _, step := range []func() Action{p.facts, p.runResults, p.isolation, p.conflicts, p.admission, p.switchMode, p.preempt, p.cancelDoomed, p.keepUnits, p.merge, p.direct, p.start, p.startIsolation} {
 		if a := step(); a != nil {
 			return a, time.Time{}
 		}

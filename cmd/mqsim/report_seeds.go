@@ -67,6 +67,7 @@ func writeSeedSection(w io.Writer, rep sim.SeedReport, command string) {
 		fmt.Fprintf(w, "\\* Fell behind on some seed (the queue outgrew %d PRs and the simulation stopped): its CI use on those seeds, and its *saturated merges/h* on every seed, are measured in a separate saturated run, %d of the same PRs waiting at time 0, between the decisions of the first %.0f %% and %.0f %% of them (the steady state, not the ramp-up).\n\n",
 			maxQueue(p), p.SaturatedBacklog(), 100*sim.SaturatedFrom, 100*sim.SaturatedTo)
 	}
+	fmt.Fprintf(w, "%s\n", rep.SteadyState())
 	best, ok := rep.BestOurs()
 	if !ok {
 		return

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -116,6 +117,10 @@ type Result struct {
 	GitHubByCall map[string]GitHubCost
 	// MaxDepth is the largest number of PRs in the queue at once.
 	MaxDepth int
+	// Thirds are the median time-to-merge of the merged PRs that arrived
+	// in the second and in the last third of the arrivals (zero when none
+	// merged): at steady state they are about equal (SteadyTolerance).
+	Thirds [2]time.Duration
 	// Rounds is the number of synchronous speculation rounds (0 otherwise).
 	Rounds int
 	// Violations are invariant violations reported by the simulated
@@ -225,10 +230,32 @@ func Summarize(policy string, w Workload, rec *Recorder, end time.Duration) Resu
 		}
 	}
 	res.MaxDepth = maxDepth(arrivedRecs)
+	res.Thirds = thirds(arrivedRecs)
 	if w.Backlog {
 		res.Capacity = steadyCapacity(rec.Records)
 	}
 	return res
+}
+
+// thirds returns the median time-to-merge of the merged PRs among the
+// second and the last third of records (in arrival order).
+func thirds(records []Record) [2]time.Duration {
+	n := len(records)
+	var out [2]time.Duration
+	for k, part := range [][]Record{records[n/3 : 2*n/3], records[2*n/3:]} {
+		var ds []time.Duration
+		for _, r := range part {
+			if r.Outcome == Merged {
+				ds = append(ds, r.End-r.Arrival)
+			}
+		}
+		if len(ds) == 0 {
+			continue
+		}
+		slices.Sort(ds)
+		out[k] = ds[(len(ds)-1)/2]
+	}
+	return out
 }
 
 // maxDepth sweeps arrivals and conclusions for the most PRs in the queue.

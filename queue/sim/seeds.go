@@ -69,6 +69,10 @@ type SeedRow struct {
 	WritesPerMerge, CallsPerMerge, PeakHourlyWrites Spread
 	// Capacity is the saturated merges per hour (only with Saturated).
 	Capacity Spread
+	// Mid and Late are the median time-to-merge (minutes) of the PRs that
+	// arrived in the second and in the last third (Result.Thirds), +Inf on
+	// a seed where the policy was unstable.
+	Mid, Late Spread
 	// WronglyMerged, FalseRejections and Violations are sums over seeds
 	// (of the normal and the saturated runs).
 	WronglyMerged, FalseRejections, Violations int
@@ -222,6 +226,7 @@ func (r *SeedReport) aggregate() {
 		p50, p95, p99 := make([]float64, n), make([]float64, n), make([]float64, n)
 		p50x, p95x := make([]float64, 0, n), make([]float64, 0, n)
 		runs, mins, capa := make([]float64, n), make([]float64, n), []float64(nil)
+		mid, late := make([]float64, n), make([]float64, n)
 		var writes, calls, peak []float64
 		for k, res := range row.Results {
 			all := []Result{res}
@@ -229,8 +234,10 @@ func (r *SeedReport) aggregate() {
 			if res.Stopped == "" {
 				row.Stable++
 				p50[k], p95[k], p99[k] = res.P50.Minutes(), res.P95.Minutes(), res.P99.Minutes()
+				mid[k], late[k] = res.Thirds[0].Minutes(), res.Thirds[1].Minutes()
 			} else {
 				p50[k], p95[k], p99[k] = inf, inf, inf
+				mid[k], late[k] = inf, inf
 			}
 			if row.Saturated != nil {
 				sat := row.Saturated[k]
@@ -262,6 +269,7 @@ func (r *SeedReport) aggregate() {
 		row.P50, row.P95, row.P99 = SpreadOf(p50), SpreadOf(p95), SpreadOf(p99)
 		row.P50x, row.P95x = SpreadOf(p50x), SpreadOf(p95x)
 		row.RunsPerMerge, row.MinutesPerMerge = SpreadOf(runs), SpreadOf(mins)
+		row.Mid, row.Late = SpreadOf(mid), SpreadOf(late)
 		if writes != nil {
 			row.WritesPerMerge, row.CallsPerMerge, row.PeakHourlyWrites = SpreadOf(writes), SpreadOf(calls), SpreadOf(peak)
 		}

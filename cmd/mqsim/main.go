@@ -46,6 +46,8 @@ type options struct {
 	scale    float64
 	maxDrain time.Duration
 	verbose  bool
+	trace    bool
+	maxQueue int
 	cpuProf  string
 	ours     sim.OursConfig
 	oursSet  bool // some -ours-* flag was given: run only that setting of ours
@@ -98,6 +100,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.scale, "validate-scale", 1, "sample size factor of the validation")
 	fs.DurationVar(&o.maxDrain, "max-drain", 0, "how long a simulation may run after the last arrival (0 = 30 days)")
 	fs.BoolVar(&o.verbose, "v", false, "print each simulation's wall time to stderr")
+	fs.BoolVar(&o.trace, "trace", false, "one seed only: after each run of ours, print what the engine did over time (restarts by reason, ALL PRs, 15-minute buckets)")
+	fs.IntVar(&o.maxQueue, "max-queue", 0, "stop a simulation as unstable once more PRs than this are queued (0 = the preset's)")
 	fs.StringVar(&o.cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.StringVar(&mode, "ours-mode", "", "our queue mode: single or parallel (default: parallel when the preset has targets)")
 	fs.IntVar(&o.ours.Concurrency, "ours-concurrency", 0, "our concurrency (test runs at once)")
@@ -134,6 +138,12 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.svg != "" && o.seeds < 2 {
 		return o, fmt.Errorf("-svg needs several seeds (-seeds 2 or more)")
+	}
+	if o.trace && (o.seeds > 1 || o.all) {
+		return o, fmt.Errorf("-trace needs one seed (no -seeds, no -all)")
+	}
+	if o.maxQueue < 0 {
+		return o, fmt.Errorf("-max-queue must not be negative, got %d", o.maxQueue)
 	}
 	if _, err := sim.PresetByName(o.preset); err != nil && !o.all && !o.validate {
 		return o, err

@@ -28,6 +28,10 @@ func TestRun(t *testing.T) {
 		{"unknown policy", []string{"-policy", "serial,magic"}, 2, nil},
 		{"bad mode", []string{"-ours-mode", "diagonal"}, 2, nil},
 		{"stray argument", []string{"small"}, 2, nil},
+		{"trace of ours", []string{"-preset", "small", "-prs", "40", "-policy", "ours", "-ours-concurrency", "2", "-trace"}, 0,
+			[]string{"### Trace of ours(k=2)", "restarts by reason:", "minute | PRs queued | runs started | restarts | merged"}},
+		{"trace needs one seed", []string{"-preset", "small", "-seeds", "2", "-trace"}, 2, nil},
+		{"negative max-queue", []string{"-max-queue", "-1"}, 2, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

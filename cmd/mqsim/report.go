@@ -15,7 +15,7 @@ import (
 // execute runs what the options ask for and writes Markdown to stdout.
 // With -all the validation runs beside the presets' simulations.
 func execute(o options, stdout, stderr io.Writer) error {
-	opts := sim.RunOptions{MaxDrain: o.maxDrain}
+	opts := sim.RunOptions{MaxDrain: o.maxDrain, MaxQueue: o.maxQueue, Trace: o.trace}
 	var (
 		checks   []sim.Check
 		checkErr error
@@ -67,6 +67,11 @@ func execute(o options, stdout, stderr io.Writer) error {
 			}
 		}
 		writeSection(stdout, rep, presetCommand(rep.Preset, o))
+		for _, r := range rep.Results {
+			if r.Trace != nil {
+				fmt.Fprintf(stdout, "### Trace of %s\n\n```\n%s```\n\n", r.Policy, r.Trace.Text())
+			}
+		}
 	}
 	return nil
 }

@@ -121,6 +121,9 @@ type Result struct {
 	// in the second and in the last third of the arrivals (zero when none
 	// merged): at steady state they are about equal (SteadyTolerance).
 	Thirds [2]time.Duration
+	// Trace is what our engine did over time, with RunOptions.Trace (nil
+	// otherwise and for the baselines).
+	Trace *Trace
 	// Rounds is the number of synchronous speculation rounds (0 otherwise).
 	Rounds int
 	// Violations are invariant violations reported by the simulated

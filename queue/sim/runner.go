@@ -168,6 +168,9 @@ type RunOptions struct {
 	// still open count as waiting until then, so the percentiles they
 	// reach are lower bounds.
 	MaxQueue int
+	// Trace records, for a run of our engine, what it did over time
+	// (Result.Trace).
+	Trace bool
 }
 
 func (o RunOptions) maxDrain() time.Duration {
@@ -199,7 +202,7 @@ func Run(w Workload, p PolicySpec, seed uint64, opts RunOptions) (Result, error)
 		maxQueue = len(prs) + 1 // a backlog is never stopped
 	}
 	if p.Kind == KindOurs {
-		res, err = runOurs(w, p, prs, seed, limit, maxQueue)
+		res, err = runOurs(w, p, prs, seed, limit, maxQueue, opts.Trace)
 	} else {
 		res, err = runBaseline(w, p, prs, seed, limit, maxQueue)
 	}

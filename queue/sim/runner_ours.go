@@ -69,7 +69,7 @@ type oursRun struct {
 	errs    []string
 }
 
-func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duration, maxQueue int) (Result, error) {
+func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duration, maxQueue int, trace bool) (Result, error) {
 	ctx := context.Background()
 	s := NewSim()
 	r := &oursRun{ctx: ctx, sim: s, w: w, prs: prs, rec: NewRecorder(prs), number: make([]int, len(prs)),
@@ -118,6 +118,11 @@ func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duratio
 	res := Summarize(p.Label(), w, r.rec, end)
 	res.setGitHubCost(r.world)
 	res.Stopped = stopped
+	if trace {
+		if res.Trace, err = r.trace(); err != nil {
+			return Result{}, err
+		}
+	}
 	res.Violations = append(r.world.Violations(), r.errs...)
 	return res, nil
 }

@@ -80,9 +80,7 @@ const (
 // Effective… method.
 type Settings struct {
 	// Concurrency is how many test runs of the speculative chain may be in
-	// progress at once, and how deep they start: only for units with fewer
-	// than Concurrency units ahead (single mode: in the chain; parallel mode:
-	// in their lane), whether those passed or not.
+	// progress at once.
 	Concurrency int
 	// TestingTimeoutMinutes ends a test run that has not finished after so
 	// many minutes (0 = no timeout).

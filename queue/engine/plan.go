@@ -54,9 +54,6 @@ type planner struct {
 	ordered, chainEntries []*queue.Entry
 	unitList              []unit
 	laidOut               bool
-	// passedOver: start passed over a unit too deep in its lane (parallel
-	// mode), whose dependants must not start before it.
-	passedOver bool
 }
 
 // layout returns the ordered admitted entries, the chain and its units,

@@ -11,14 +11,6 @@ import (
 
 // start starts a run for the first units without one, at most concurrency
 // in progress, forming batches when batching is on (SPEC §5.2, §5.4).
-//
-// Concurrency also caps the speculation depth: a run starts only for a unit
-// with fewer than concurrency units ahead of it (in single mode the first
-// units of the chain, in parallel mode of its lane), whether the runs ahead
-// are in progress or have passed. Without the cap, every run that passed
-// behind a head still testing frees a slot for a run further back, which a
-// failure ahead then throws away (issue #20: it cost Shopify-like traffic
-// more runs per merge than GitHub-style speculation at the same k).
 func (p *planner) start() Action {
 	q, s := p.q, p.s
 	if !q.StartsRuns() || s.TargetHead == "" {
@@ -35,35 +27,19 @@ func (p *planner) start() Action {
 		}
 	}
 	_, _, units := p.layout()
-	failures, heldIso := p.heldBehindFailures(units), p.heldBehindIsolation(units)
+	heldFailed, heldIso := p.heldBehindFailures(units), p.heldBehindIsolation(units)
 	held := func(u unit) *queue.Entry {
-		if f := failures.held(u); f != nil {
+		if f := heldFailed(u); f != nil {
 			return f
 		}
 		return heldIso(u)
 	}
-	k := max(q.Settings.Concurrency, 1)
-	awaiting := 0 // units ahead that the chain goes on past (isolation runs)
 	for i, u := range units {
-		depth := u.depth() - awaiting
-		if p.skipsAwaiting(u) {
-			awaiting++
-		}
 		if u.run != nil || u.entries[0].State != queue.StatePending {
 			continue
 		}
-		if inFlight >= k {
+		if inFlight >= max(q.Settings.Concurrency, 1) {
 			return nil
-		}
-		if depth >= k && !failures.successor(u) {
-			if !s.Parallel() {
-				return nil // the chain is tested in order
-			}
-			p.passedOver = true
-			continue // another lane may be shallower
-		}
-		if !p.dependsOnlyOnStarted(u, nil) {
-			continue // behind a unit passed over: it waits for it
 		}
 		if f := held(u); f != nil {
 			// Say why it is not testing although a slot is free: in the API
@@ -71,7 +47,7 @@ func (p *planner) start() Action {
 			// "Queued", and a failure can hold dozens of entries: one
 			// GitHub call each, twice, would spend the rate limit).
 			detail := heldDetail(f)
-			if failures.held(u) == nil {
+			if heldFailed(u) == nil {
 				detail = isolationHeldDetail(u, f)
 			}
 			for _, e := range u.entries {
@@ -122,88 +98,54 @@ func batchAhead(us []unit) []*queue.Entry {
 	return all
 }
 
-// failureHold is what undecided failures ahead mean for the units without
-// a run (heldBehindFailures).
-type failureHold struct {
-	undecided []*queue.Entry  // first entries of undecided failed units
-	holds     map[string]bool // those whose decision the units behind wait for
-	have      map[string]int  // successor runs containing each of them
-	depth     int             // pendingFailureDepth
-}
-
-// heldBehindFailures finds the failed units not decided yet (or parts of a
-// failed batch being bisected) and which of them hold back the units
-// without a run that would be tested on top of them. Such a run most
-// likely contains the culprit and would be rebuilt once the culprit
-// leaves, so only the pendingFailureDepth successor runs that the failure
-// handling waits for (SPEC §5.3) start; the others wait for the decision
-// (vouched, bisected, or culprit removed). With canOptimisticallyMerge on,
-// a lone entry's failure is bet to be a flake and holds nothing back.
-func (p *planner) heldBehindFailures(units []unit) *failureHold {
-	st := p.q.Settings
-	h := &failureHold{depth: st.PendingFailureDepth}
+// heldBehindFailures returns, for a unit without a run, the failed entry
+// whose decision it must wait for (nil if none): the first entry of a
+// failed unit not decided yet (or of a part of a failed batch being
+// bisected) that it would be tested on top of. Such a run most likely
+// contains the culprit and would be rebuilt once the culprit leaves, so
+// only the pendingFailureDepth successor runs that the failure handling
+// waits for (SPEC §5.3) start; the others wait for the decision (vouched,
+// bisected, or culprit removed). With canOptimisticallyMerge on, a lone
+// entry's failure is bet to be a flake and holds nothing back.
+func (p *planner) heldBehindFailures(units []unit) func(unit) *queue.Entry {
+	var failed []*queue.Entry // first entries of undecided failed units
 	for _, u := range units {
-		r := u.run
-		if r == nil || !(r.Status == queue.RunFailed && !allVouched(u.entries) || r.Bisection && r.Status != queue.RunSucceeded) {
-			continue
-		}
-		f := u.entries[0]
-		h.undecided = append(h.undecided, f)
 		switch {
-		case r.Status == queue.RunFailed && len(u.entries) == 1 && !r.Bisection && st.CanOptimisticallyMerge:
+		case u.run == nil:
+		case u.run.Status == queue.RunFailed && len(u.entries) == 1 && !u.run.Bisection && p.q.Settings.CanOptimisticallyMerge:
 			// Optimistic merging bets that a lone failure is a flake a
 			// successor will vouch for: speculation goes on past it.
-		case r.Status == queue.RunFailed && !r.Bisection && st.CanOptimisticallyMerge && allPassedAlone(st, u.entries):
+		case u.run.Status == queue.RunFailed && !u.run.Bisection && p.q.Settings.CanOptimisticallyMerge && allPassedAlone(p.q.Settings, u.entries):
 			// So is a batch's whose every PR passed alone (isolation runs):
 			// what fails it is most likely a flake.
-		default:
-			if h.holds == nil {
-				h.holds = map[string]bool{}
-			}
-			h.holds[f.ID] = true
+		case u.run.Status == queue.RunFailed && !allVouched(u.entries),
+			u.run.Bisection && u.run.Status != queue.RunSucceeded: // part of a failed batch
+			failed = append(failed, u.entries[0])
 		}
 	}
-	if len(h.undecided) == 0 {
-		return h
+	if len(failed) == 0 {
+		return func(unit) *queue.Entry { return nil }
 	}
-	h.have = map[string]int{}
+	have := map[string]int{} // successor runs containing each failed unit
 	for _, u := range units {
 		if u.run == nil {
 			continue
 		}
-		for _, f := range h.undecided {
+		for _, f := range failed {
 			if slices.Contains(u.run.Ahead, f.ID) {
-				h.have[f.ID]++
+				have[f.ID]++
 			}
 		}
 	}
-	return h
-}
-
-// held returns the failed entry whose decision unit u must wait for (nil
-// if none): u would contain it, and its pendingFailureDepth successor runs
-// exist.
-func (h *failureHold) held(u unit) *queue.Entry {
-	for _, f := range h.undecided {
-		if h.holds[f.ID] && h.have[f.ID] >= h.depth && u.dependsOn(f.ID) {
-			return f
+	depth := p.q.Settings.PendingFailureDepth
+	return func(u unit) *queue.Entry {
+		for _, f := range failed {
+			if have[f.ID] >= depth && u.dependsOn(f.ID) {
+				return f
+			}
 		}
+		return nil
 	}
-	return nil
-}
-
-// successor reports whether a run of u would be one of the
-// pendingFailureDepth successor runs an undecided failure waits for: such
-// a run is the failure handling's evidence, so it starts even past the
-// speculation depth cap (with concurrency 1, the run right behind a failed
-// head is already one unit too deep).
-func (h *failureHold) successor(u unit) bool {
-	for _, f := range h.undecided {
-		if h.have[f.ID] < h.depth && u.dependsOn(f.ID) {
-			return true
-		}
-	}
-	return false
 }
 
 // heldDetail tells a user why an entry waits behind failed entry f.
@@ -240,7 +182,7 @@ func (p *planner) batch(rest []unit, held func(unit) *queue.Entry) []*queue.Entr
 			continue
 		}
 		if len(out) >= st.EffectiveBatchingMaxSize() || u.run != nil || e.State != queue.StatePending ||
-			e.NoBatch || e.PriorityValue != first.PriorityValue || held(u) != nil || !p.dependsOnlyOnStarted(u, out) {
+			e.NoBatch || e.PriorityValue != first.PriorityValue || held(u) != nil {
 			break
 		}
 		out = append(out, e)
@@ -256,23 +198,6 @@ func (p *planner) batch(rest []unit, held func(unit) *queue.Entry) []*queue.Entr
 		}
 	}
 	return out
-}
-
-// dependsOnlyOnStarted reports whether, in parallel mode, every unit that
-// u depends on has a run or is in the batch being formed, once start passed
-// over a unit too deep in its lane: that unit has no run, and a run of one
-// of its dependants would contain it untested. (A unit held behind a
-// failure or an isolation run holds its dependants too.)
-func (p *planner) dependsOnlyOnStarted(u unit, batch []*queue.Entry) bool {
-	if !p.passedOver {
-		return true
-	}
-	for _, e := range u.aheadEntries() {
-		if e.RunID == "" && !slices.Contains(batch, e) {
-			return false
-		}
-	}
-	return true
 }
 
 // startRun tests `unit` on the target head plus every unit ahead, building

@@ -76,23 +76,6 @@ func (u unit) hasAhead() bool {
 	return false
 }
 
-// depth counts the units ahead of the unit: every unit before it in single
-// mode, the units it depends on (transitively) in parallel mode.
-func (u unit) depth() int {
-	l := u.lay
-	switch {
-	case l == nil:
-		return 0
-	case l.deps == nil:
-		return u.i
-	}
-	n := 0
-	for _, w := range l.deps[u.i] {
-		n += bits.OnesCount64(w)
-	}
-	return n
-}
-
 // dependsOn reports whether the entry with ID id is ahead of the unit, in
 // constant time.
 func (u unit) dependsOn(id string) bool {

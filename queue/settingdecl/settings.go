@@ -8,9 +8,7 @@ var All = []Setting{
 	{
 		API: "concurrency", Field: "Concurrency", Store: "concurrency", Kind: Int,
 		Default: 1, Min: 1, Max: 1000, MaxConst: "MaxConcurrency",
-		Doc: "Concurrency is how many test runs of the speculative chain may be in progress at once, " +
-			"and how deep they start: only for units with fewer than Concurrency units ahead " +
-			"(single mode: in the chain; parallel mode: in their lane), whether those passed or not.",
+		Doc:     "Concurrency is how many test runs of the speculative chain may be in progress at once.",
 		Example: 3,
 	},
 	{

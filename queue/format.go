@@ -21,3 +21,12 @@ func PRList(nums []int) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// Count formats n with its unit, singular for one: "1 minute",
+// "10 minutes". The plural is unit + "s".
+func Count(n int, unit string) string {
+	if n == 1 || n == -1 {
+		return fmt.Sprintf("%d %s", n, unit)
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}

@@ -102,7 +102,7 @@ func (p *planner) runResults() Action {
 				deadline := r.StartedAt.Add(limit)
 				if !p.now.Before(deadline) {
 					return FinishRun{RunID: r.ID, Status: queue.RunFailed, Reason: queue.ReasonTestTimeout,
-						Detail: fmt.Sprintf("tests did not finish within %d minutes", q.Settings.TestingTimeoutMinutes)}
+						Detail: "tests did not finish within " + queue.Count(q.Settings.TestingTimeoutMinutes, "minute")}
 				}
 				p.wakeAt(deadline)
 			}
@@ -124,7 +124,7 @@ func (p *planner) admission() Action {
 			deadline := e.SubmittedAt.Add(limit) // time.Add saturates too
 			if !p.now.Before(deadline) {
 				return Transition{EntryID: e.ID, To: queue.StateCancelled, Reason: queue.ReasonNotReadyTimeout,
-					Detail: fmt.Sprintf("not ready within %d hours: %s", h, e.StateReasonDetail)}
+					Detail: fmt.Sprintf("not ready within %s: %s", queue.Count(h, "hour"), e.StateReasonDetail)}
 			}
 			p.wakeAt(deadline)
 		}
@@ -266,7 +266,10 @@ func factAction(s *Snapshot, e *queue.Entry) Action {
 	case pr.BaseBranch != "" && pr.BaseBranch != s.Queue.Key.Branch:
 		return Transition{EntryID: e.ID, To: queue.StateCancelled, Reason: queue.ReasonBaseBranchChanged,
 			Detail: fmt.Sprintf("the base branch changed to %s", pr.BaseBranch), ClearRun: true}
-	case pr.Draft:
+	case pr.Draft && e.State != queue.StateNotReady:
+		// A draft submitted waits in not_ready until it is ready for
+		// review (Ready); only a PR converted to a draft once admitted
+		// is cancelled (SPEC §3).
 		return Transition{EntryID: e.ID, To: queue.StateCancelled, Reason: queue.ReasonPRDraft,
 			Detail: "the pull request was converted to a draft", ClearRun: true}
 	}

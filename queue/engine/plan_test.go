@@ -171,8 +171,9 @@ func TestNext(t *testing.T) {
 			b.s.Queue.Settings.NotReadyTimeoutHours = 1
 			e := b.entry(1, queue.StateNotReady)
 			e.PR.Draft = true
-		}, t0.Add(2 * time.Hour), Transition{EntryID: "e1", To: queue.StateCancelled, Reason: queue.ReasonPRDraft,
-			Detail: "the pull request was converted to a draft", ClearRun: true}},
+			e.StateReasonDetail = "the pull request is a draft"
+		}, t0.Add(2 * time.Hour), Transition{EntryID: "e1", To: queue.StateCancelled, Reason: queue.ReasonNotReadyTimeout,
+			Detail: "not ready within 1 hour: the pull request is a draft"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -70,3 +70,49 @@ func TestHugeStoredDurationsDoNotOverflow(t *testing.T) {
 		})
 	}
 }
+
+// Timeout details count in words a reader expects: "1 minute", "1 hour",
+// never "1 minutes" (issue #19).
+func TestTimeoutDetailsSayOneMinuteAndOneHour(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		build func(b *builder)
+		want  string
+	}{
+		{"testingTimeoutMinutes 1", func(b *builder) {
+			b.s.Queue.Settings.TestingTimeoutMinutes = 1
+			e1 := b.entry(1, queue.StateTesting)
+			b.run(e1, queue.RunInProgress, "H0")
+		}, "tests did not finish within 1 minute"},
+		{"testingTimeoutMinutes 2", func(b *builder) {
+			b.s.Queue.Settings.TestingTimeoutMinutes = 2
+			e1 := b.entry(1, queue.StateTesting)
+			b.run(e1, queue.RunInProgress, "H0")
+		}, "tests did not finish within 2 minutes"},
+		{"notReadyTimeoutHours 1", func(b *builder) {
+			b.s.Queue.Settings.NotReadyTimeoutHours = 1
+			e := b.entry(1, queue.StateNotReady)
+			e.PR.MergeableState = "dirty"
+			e.StateReasonDetail = "the pull request conflicts with main"
+		}, "not ready within 1 hour: the pull request conflicts with main"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := newSnap(2)
+			tc.build(b)
+			got, _ := Next(b.s, t0.Add(3*time.Hour))
+			var detail string
+			switch a := got.(type) {
+			case FinishRun:
+				detail = a.Detail
+			case Transition:
+				detail = a.Detail
+			}
+			if detail != tc.want {
+				t.Errorf("Next() = %#v; want detail %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -31,6 +31,8 @@ const cleanupTimeout = 30 * time.Second
 // when ctx was cancelled. An empty spec.Name (only with KeepTemp) is a
 // probe: the heads are merged on the lane and nothing is published.
 //
+// spec.Publishing is called with the commit before it is published.
+//
 // The branches of spec.Delete are deleted in the request that publishes
 // Name (GraphQL updateRefs); if GitHub refuses that request, Name is
 // published alone (REST) and none is deleted (Built.Deleted is empty).
@@ -115,6 +117,11 @@ func (c *Client) BuildBranch(ctx context.Context, repo queue.Repo, spec queue.Br
 	built := queue.Built{SHA: sha, Tree: tree}
 	if probe {
 		return built, nil
+	}
+	if spec.Publishing != nil {
+		if err := spec.Publishing(ctx, sha); err != nil {
+			return queue.Built{}, fmt.Errorf("failed to %s: record %s before publishing: %w", what, sha, err)
+		}
 	}
 	if len(spec.Delete) > 0 {
 		err := c.updateRefs(ctx, gh, repo, append([]refUpdate{{Name: spec.Name, After: sha, Force: true}}, deletions(spec.Delete)...))

@@ -77,6 +77,11 @@ type BranchSpec struct {
 	// publishes Name, when the implementation can (Built.Deleted says
 	// which it deleted); never a reason for the build to fail.
 	Delete []string
+	// Publishing, when set, is told the assembled commit before Name is
+	// published, so that whatever the publish starts (CI asking which
+	// commit it tests) finds the commit already recorded. An error stops
+	// the build: nothing is published. Not called for a probe.
+	Publishing func(ctx context.Context, sha string) error
 }
 
 // Built is what BuildBranch made: the published commit and its tree, and

@@ -130,6 +130,9 @@ func (ci *ciRunner) trigger(r *repo, branch, sha string) {
 	run := &ciRun{CIRun: CIRun{ID: ci.s.newID(), Repo: r.fullName(), Branch: branch, SHA: sha}, repo: r, held: ci.hold}
 	ci.runs = append(ci.runs, run)
 	ci.mu.Unlock()
+	if ci.opts.AtPush != nil {
+		ci.opts.AtPush(run.CIRun)
+	}
 	ci.enqueue(&ciJob{run: run})
 }
 

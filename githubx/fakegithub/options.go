@@ -62,6 +62,11 @@ type CIOptions struct {
 	// FailIf decides failure from the commit's files (path → content). nil
 	// means: fail if the tree has a file named FAIL at its root.
 	FailIf func(files map[string]string) bool
+	// AtPush, if set, is called with each run as the push that starts it
+	// happens, before the push is answered: a CI that starts at once and,
+	// say, asks the queue what it tests. It runs with the repository
+	// locked, so it must not call the fake GitHub.
+	AtPush func(run CIRun)
 }
 
 // Fault makes the next Times requests that match Method and PathContains

@@ -54,7 +54,7 @@ func (s *Service) startRun(ctx context.Context, fx *effects, snap *engine.Snapsh
 		return err
 	}
 	spec := queue.BranchSpec{From: a.From, Temp: lane, KeepTemp: true, TempAt: s.lanes.get(q.ID), Name: run.Branch,
-		UnitSize: len(unit), Delete: dead}
+		UnitSize: len(unit), Delete: dead, Publishing: s.recordRunSHA(q.ID, run.ID)}
 	for _, id := range a.Merge {
 		e := snap.Entry(id)
 		if e == nil {
@@ -95,6 +95,28 @@ func (s *Service) startRun(ctx context.Context, fx *effects, snap *engine.Snapsh
 		return s.attachRun(ctx, fx, q, run, a, built.SHA)
 	})
 	return nil
+}
+
+// recordRunSHA returns the hook that records a building run's commit
+// before its branch is published: CI that starts on the push and asks
+// getMergeQueueTestingDetails at once learns the commit it tests (issue
+// #19). A run no longer building (closed meanwhile) is left alone.
+func (s *Service) recordRunSHA(queueID int64, runID string) func(context.Context, string) error {
+	return func(ctx context.Context, sha string) error {
+		defer s.lock(queueID)()
+		run, err := s.store.GetRun(ctx, runID)
+		if err != nil {
+			return fmt.Errorf("failed to load run %s: %w", runID, err)
+		}
+		if run.Closed || run.Status != queue.RunBuilding {
+			return nil
+		}
+		run.SHA = sha
+		if err := s.store.SaveRun(ctx, run); err != nil {
+			return fmt.Errorf("failed to record the commit of run %s: %w", runID, err)
+		}
+		return nil
+	}
 }
 
 // buildFailed closes a run whose branch did not build; a conflict is

@@ -85,7 +85,7 @@ func (w *World) RequiredChecks(_ context.Context, repo queue.Repo, branch string
 // updateRefs: when one of them is missing, none is (Built.Deleted is
 // empty) and spec.Name is published alone. A lane (spec.KeepTemp) is
 // followed only for what the build costs (buildCost); it is no branch.
-func (w *World) BuildBranch(_ context.Context, repo queue.Repo, spec queue.BranchSpec) (queue.Built, error) {
+func (w *World) BuildBranch(ctx context.Context, repo queue.Repo, spec queue.BranchSpec) (queue.Built, error) {
 	w.mu.Lock()
 	var deleted []string
 	sha, job, err := w.build(repo, spec, &deleted)
@@ -93,6 +93,13 @@ func (w *World) BuildBranch(_ context.Context, repo queue.Repo, spec queue.Branc
 	w.mu.Unlock()
 	if err != nil {
 		return queue.Built{}, err
+	}
+	// CI learns of the branch only through onPublish: telling Publishing
+	// first is, for the queue, telling it before the publish.
+	if spec.Name != "" && spec.Publishing != nil {
+		if err := spec.Publishing(ctx, sha); err != nil {
+			return queue.Built{}, fmt.Errorf("failed to build %s: %w", spec.Name, err)
+		}
 	}
 	if job != nil && onPublish != nil {
 		onPublish(*job)

@@ -102,7 +102,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	a.svc = service.NewService(store, gh, service.Options{
 		Now: opts.Now, Wake: a.workers.Wake, ReconcileEvery: cfg.Engine.ReconcileInterval,
 		PublicURL: cfg.Server.PublicURL, WebURL: gh.Config().WebURL, TestPRTitle: title,
-		OnTreeMismatch: a.metrics.treeMismatch,
+		OnTreeMismatch: a.metrics.treeMismatch, OnChecksNotStarted: a.metrics.checksNotStarted,
 	})
 	a.reads = readside.New(store, readside.Options{Now: opts.Now})
 	a.workers.svc = a.svc

@@ -21,6 +21,7 @@ import (
 type metrics struct {
 	registry       *prometheus.Registry
 	treeMismatches *prometheus.CounterVec
+	checksMissing  *prometheus.CounterVec
 	http           *httpMetrics
 	github         *githubMetrics
 	inbox          *inboxMetrics
@@ -35,6 +36,11 @@ func newMetrics() *metrics {
 			Name: "mq_landed_tree_mismatch_total",
 			Help: "Merges whose landed tree differed from the tested tree (the queue was paused).",
 		}, []string{"repo", "branch"}),
+		checksMissing: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mq_checks_not_started_total",
+			Help: "Test runs whose required checks never started (checksStartTimeoutMinutes), by outcome: " +
+				"retried (tested again on a new commit) or paused (the second in a row: the queue paused, a CI outage).",
+		}, []string{"repo", "branch", "outcome"}),
 		http:       newHTTPMetrics(),
 		github:     newGitHubMetrics(),
 		inbox:      newInboxMetrics(),
@@ -42,7 +48,7 @@ func newMetrics() *metrics {
 		reconciler: newReconcilerMetrics(),
 	}
 	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.treeMismatches)
+		m.treeMismatches, m.checksMissing)
 	m.http.register(m.registry)
 	m.github.register(m.registry)
 	m.inbox.register(m.registry)
@@ -53,6 +59,15 @@ func newMetrics() *metrics {
 
 func (m *metrics) treeMismatch(k queue.QueueKey) {
 	m.treeMismatches.WithLabelValues(k.Repo.FullName(), k.Branch).Inc()
+}
+
+// checksNotStarted counts a run whose required checks never started.
+func (m *metrics) checksNotStarted(k queue.QueueKey, outage bool) {
+	outcome := "retried"
+	if outage {
+		outcome = "paused"
+	}
+	m.checksMissing.WithLabelValues(k.Repo.FullName(), k.Branch, outcome).Inc()
 }
 
 // latencyBuckets are the buckets, in seconds, of the request and call

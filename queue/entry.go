@@ -52,6 +52,13 @@ const (
 	ReasonLabelRemoved               Reason = "label_removed"
 	ReasonMergedByQueue              Reason = "merged_by_queue"
 	ReasonMergedManually             Reason = "merged_manually"
+	// ReasonRestartedChecksMissing: the required checks of its run never
+	// started; it is tested once more on a new test commit (our extension).
+	ReasonRestartedChecksMissing Reason = "restarted_checks_not_started"
+	// ReasonChecksNotStarted: the required checks never started twice in a
+	// row; it waits, without blame, while the queue is paused (our
+	// extension).
+	ReasonChecksNotStarted Reason = "checks_not_started"
 )
 
 // PRFacts is what the queue last learned about a pull request from GitHub.
@@ -128,6 +135,10 @@ type Entry struct {
 	IsolationFailures int
 	IsolationPassed   bool
 	FlakeRetried      bool
+	// ChecksMissing counts the entry's runs in a row whose required checks
+	// never started (checksStartTimeoutMinutes): the first is tested once
+	// more; the second pauses the queue and sets it back to 0.
+	ChecksMissing int
 
 	// RunID is the test run currently testing the entry ("" if none).
 	RunID string

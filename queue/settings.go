@@ -38,6 +38,12 @@ func (s Settings) TestingTimeout() time.Duration {
 	return saturatingDuration(s.TestingTimeoutMinutes, time.Minute)
 }
 
+// ChecksStartTimeout is ChecksStartTimeoutMinutes as a duration; 0 (off)
+// when not positive, saturating like TestingTimeout.
+func (s Settings) ChecksStartTimeout() time.Duration {
+	return saturatingDuration(s.ChecksStartTimeoutMinutes, time.Minute)
+}
+
 // BatchingMaxWait is BatchingMaxWaitTimeMinutes as a duration (0 when not
 // positive), saturating like TestingTimeout.
 func (s Settings) BatchingMaxWait() time.Duration {

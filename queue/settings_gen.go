@@ -24,6 +24,8 @@ const (
 	MaxNotReadyTimeoutHours = 8760
 	// MaxBisectionParts bounds bisectionParts.
 	MaxBisectionParts = 100
+	// MaxChecksStartTimeoutMinutes bounds checksStartTimeoutMinutes: a day.
+	MaxChecksStartTimeoutMinutes = 1440
 )
 
 // Mode is the queue's testing mode.
@@ -159,6 +161,12 @@ type Settings struct {
 	// alone twice leaves the queue, and one that passed alone is tested again
 	// once when its chain run fails as if by a flake (docs/decisions.md).
 	IsolationRuns bool
+	// ChecksStartTimeoutMinutes is how long a test run waits for each required
+	// check to report anything (even pending or queued) before it is tested
+	// once more on a new test commit; if the checks do not start then either,
+	// the queue pauses and alerts: a CI that never starts is an outage, not a
+	// failed PR (0 = off).
+	ChecksStartTimeoutMinutes int
 }
 
 // DefaultSettings are the settings of a new queue (SPEC §7); the others are
@@ -179,6 +187,7 @@ func DefaultSettings() Settings {
 		EnqueueingLabel:            "merge-queue",
 		LabelCommandsEnabled:       true,
 		ExtensionEnabled:           true,
+		ChecksStartTimeoutMinutes:  10,
 	}
 }
 
@@ -246,6 +255,7 @@ type QueueUpdate struct {
 	BisectionParts             *int
 	TestBranchPrefix           *string
 	IsolationRuns              *bool
+	ChecksStartTimeoutMinutes  *int
 }
 
 // CheckFields checks each field u writes on its own: an enum's value (in any
@@ -347,6 +357,11 @@ func (u QueueUpdate) CheckFields() error {
 			return err
 		}
 	}
+	if u.ChecksStartTimeoutMinutes != nil {
+		if v := *u.ChecksStartTimeoutMinutes; v < 0 || v > MaxChecksStartTimeoutMinutes {
+			return Inputf("checksStartTimeoutMinutes must be between 0 and %d (a day), got %d", MaxChecksStartTimeoutMinutes, v)
+		}
+	}
 	return nil
 }
 
@@ -445,6 +460,9 @@ func (u QueueUpdate) ApplySettings(s Settings) (Settings, error) {
 	if u.IsolationRuns != nil {
 		s.IsolationRuns = *u.IsolationRuns
 	}
+	if u.ChecksStartTimeoutMinutes != nil {
+		s.ChecksStartTimeoutMinutes = *u.ChecksStartTimeoutMinutes
+	}
 	if err := s.Validate(); err != nil {
 		return s, err
 	}
@@ -516,6 +534,9 @@ func (s Settings) Validate() error {
 		if err := ValidateTestBranchPrefix(s.TestBranchPrefix); err != nil {
 			return err
 		}
+	}
+	if s.ChecksStartTimeoutMinutes < 0 || s.ChecksStartTimeoutMinutes > MaxChecksStartTimeoutMinutes {
+		return Inputf("checksStartTimeoutMinutes must be between 0 and %d (a day), got %d", MaxChecksStartTimeoutMinutes, s.ChecksStartTimeoutMinutes)
 	}
 	return nil
 }

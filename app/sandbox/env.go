@@ -57,6 +57,9 @@ type Options struct {
 	// Database is the app's database (nil: a SQLite file in Dir, the
 	// sandbox's store).
 	Database *app.DatabaseConfig
+	// Now is the app's clock (nil: time.Now); tests move it forward to
+	// reach a timeout.
+	Now func() time.Time
 }
 
 // unlimitedBudget is the budget of a sandbox whose fake enforces no limit.
@@ -167,7 +170,8 @@ func (e *Env) startApp(ctx context.Context) error {
 	policy := githubx.DefaultRetryPolicy()
 	policy.BaseDelay, policy.MaxDelay = 10*time.Millisecond, 50*time.Millisecond
 	ghOpts := append([]githubx.Option{githubx.WithRetryPolicy(policy)}, e.opts.GitHubOptions...)
-	a, err := app.New(ctx, e.cfg, app.Options{Logger: &logger, GitHubOptions: ghOpts, BodyDeadline: e.opts.BodyDeadline})
+	a, err := app.New(ctx, e.cfg, app.Options{Logger: &logger, GitHubOptions: ghOpts, BodyDeadline: e.opts.BodyDeadline,
+		Now: e.opts.Now})
 	if err != nil {
 		_ = ln.Close()
 		return err

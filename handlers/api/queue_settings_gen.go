@@ -47,6 +47,7 @@ type queueFields struct {
 	BisectionParts              *int               `json:"bisectionParts"`
 	TestBranchPrefix            *string            `json:"testBranchPrefix"`
 	IsolationRuns               *bool              `json:"isolationRuns"`
+	ChecksStartTimeoutMinutes   *int               `json:"checksStartTimeoutMinutes"`
 }
 
 // settingsUpdate is the queue.QueueUpdate of the settings fields (State
@@ -85,6 +86,7 @@ func (f *queueFields) settingsUpdate() (queue.QueueUpdate, error) {
 		BisectionParts:              f.BisectionParts,
 		TestBranchPrefix:            f.TestBranchPrefix,
 		IsolationRuns:               f.IsolationRuns,
+		ChecksStartTimeoutMinutes:   f.ChecksStartTimeoutMinutes,
 	}, nil
 }
 
@@ -126,6 +128,7 @@ type queueJSON struct {
 	BisectionParts              int               `json:"bisectionParts"`
 	TestBranchPrefix            string            `json:"testBranchPrefix"`
 	IsolationRuns               bool              `json:"isolationRuns"`
+	ChecksStartTimeoutMinutes   int               `json:"checksStartTimeoutMinutes"`
 }
 
 // newQueueJSON renders q: each setting as its declaration shows it (an unset
@@ -165,5 +168,6 @@ func newQueueJSON(q *queue.Queue) queueJSON {
 		BisectionParts:              s.EffectiveBisectionParts(),
 		TestBranchPrefix:            s.EffectiveTestBranchPrefix(),
 		IsolationRuns:               s.IsolationRuns,
+		ChecksStartTimeoutMinutes:   s.ChecksStartTimeoutMinutes,
 	}
 }

@@ -122,6 +122,7 @@ var queueShape = map[string]string{
 	"testBranchConstructionMode":  "string",
 	"testBranchPrefix":            "string",
 	"isolationRuns":               "boolean",
+	"checksStartTimeoutMinutes":   "integer",
 }
 
 // enqueuedShape is seed §2.4.

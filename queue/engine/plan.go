@@ -98,6 +98,9 @@ func (p *planner) runResults() Action {
 				}
 				return FinishRun{RunID: r.ID, Status: status, Reason: reason, Detail: detail}
 			}
+			if a := p.checksStart(r); a != nil {
+				return a
+			}
 			if limit := q.Settings.TestingTimeout(); limit > 0 {
 				deadline := r.StartedAt.Add(limit)
 				if !p.now.Before(deadline) {

@@ -18,6 +18,7 @@ func newSnap(concurrency int) *builder {
 	st := queue.DefaultSettings()
 	st.Concurrency = concurrency
 	st.RequiredStatuses = []string{"ci"}
+	st.ChecksStartTimeoutMinutes = 0 // runs here report when the test says (checks_start_test.go sets it)
 	q := &queue.Queue{ID: 1, Key: queue.QueueKey{Repo: queue.Repo{Host: "github.com", Owner: "o", Name: "r"}, Branch: "main"}, State: queue.QueueRunning, Settings: st}
 	return &builder{s: &Snapshot{Queue: q, TargetHead: "H0", Checks: map[string][]queue.CheckResult{},
 		Required: &RequiredChecks{Names: []string{"ci"}}}}

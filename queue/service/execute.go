@@ -41,7 +41,13 @@ func (s *Service) transition(ctx context.Context, fx *effects, q *queue.Queue, t
 			e.Restarts++
 		}
 		e.Vouched = t.Reason == queue.ReasonVouched || (e.Vouched && t.To == queue.StateTestsPassed)
-		if (t.ClearRun && t.Reason != queue.ReasonRestartedByUser) || t.To.Terminal() {
+		switch t.Reason {
+		case queue.ReasonRestartedChecksMissing:
+			e.ChecksMissing++
+		case queue.ReasonChecksNotStarted:
+			e.ChecksMissing = 0 // a fresh start once the queue runs again
+		}
+		if (t.ClearRun && !keepsPlace(t.Reason)) || t.To.Terminal() {
 			e.Position = 0 // its place is no longer frozen
 		}
 		if t.To.Terminal() {

@@ -52,6 +52,10 @@ type Options struct {
 	// OnTreeMismatch, when set, is told of every landed tree that differed
 	// from its tested tree (the queue is paused; this feeds an alert metric).
 	OnTreeMismatch func(queue.QueueKey)
+	// OnChecksNotStarted, when set, is told of every test run whose
+	// required checks never started (checksStartTimeoutMinutes); outage is
+	// true when it paused the queue (this feeds the alert metrics).
+	OnChecksNotStarted func(key queue.QueueKey, outage bool)
 }
 
 // Service runs the merge queues: it carries out the use cases of the API

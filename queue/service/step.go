@@ -97,6 +97,8 @@ func (s *Service) prepare(ctx context.Context, fx *effects, snap *engine.Snapsho
 	case engine.CheckDirect:
 		s.checkDirect(fx, snap, a)
 		return nil
+	case engine.ChecksNotStarted:
+		return s.checksNotStarted(fx, snap, a)
 	case engine.IsolationResult:
 		return s.isolationResult(ctx, fx, snap.Queue, a)
 	default:

@@ -220,4 +220,19 @@ var All = []Setting{
 		Rule:    "our extension: also test each admitted PR alone on the target head (see `getQueue`)",
 		Example: true,
 	},
+	{
+		// Added after queues were stored: migration 0017 writes the
+		// default into the stored rows, so none lacks the key.
+		API: "checksStartTimeoutMinutes", Field: "ChecksStartTimeoutMinutes", Store: "checks_start_timeout_minutes", Kind: Int,
+		Default: 10, Min: 0, Max: 24 * 60, MaxConst: "MaxChecksStartTimeoutMinutes", RangeNote: "a day",
+		Doc: "ChecksStartTimeoutMinutes is how long a test run waits for each required check to report anything " +
+			"(even pending or queued) before it is tested once more on a new test commit; if the checks do not start " +
+			"then either, the queue pauses and alerts: a CI that never starts is an outage, not a failed PR (0 = off).",
+		Rule: "our extension: 0 = off. A run whose required checks report nothing at all within this time is tested " +
+			"once more on a new test commit with the same tree; if they stay silent again, the PRs go back to " +
+			"`pending` without blame and the queue pauses (`pausedReason` names the checks and the branch) until " +
+			"it is set `running` again",
+		Example:  3,
+		SimFixed: "the simulated CI reports only results, never a start; the service and end-to-end tests cover it",
+	},
 }

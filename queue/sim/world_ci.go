@@ -41,6 +41,14 @@ func (w *World) publish(c *commit, branch string) CIJob {
 	t := &testCommit{c: c, branch: branch, seq: w.publishSeq, contains: builtPRs(c), publishedAt: w.now()}
 	w.tests[c.sha] = t
 	w.live[c.sha] = t
+	// CI starts at once: its checks show as queued until it reports (the
+	// queue reads them when it looks; only results are sent to it).
+	for _, name := range w.cfg.Checks {
+		if !slices.ContainsFunc(w.checks[c.sha], func(r queue.CheckResult) bool { return r.Name == name }) {
+			w.checks[c.sha] = append(w.checks[c.sha], queue.CheckResult{SHA: c.sha, Kind: queue.KindCheckRun, Name: name,
+				State: queue.CheckPending, Raw: "queued", UpdatedAt: w.now()})
+		}
+	}
 	n := w.inFlight()
 	w.maxInFlight = max(w.maxInFlight, n)
 	if w.inFlightBound > 0 && n > w.inFlightBound {

@@ -63,6 +63,7 @@ func entryColumns(e *queue.Entry) []column {
 		{"isolation_failures", e.IsolationFailures, &e.IsolationFailures},
 		{"isolation_passed", e.IsolationPassed, &e.IsolationPassed},
 		{"flake_retried", e.FlakeRetried, &e.FlakeRetried},
+		{"checks_missing", e.ChecksMissing, &e.ChecksMissing},
 	}
 }
 

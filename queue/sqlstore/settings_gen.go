@@ -45,5 +45,6 @@ type settingsDoc struct {
 	TestBranchPrefix string `json:"test_branch_prefix"`
 	// Added after queues were stored: older rows lack it and decode as the
 	// zero value (isolationRuns's default).
-	IsolationRuns bool `json:"isolation_runs"`
+	IsolationRuns             bool `json:"isolation_runs"`
+	ChecksStartTimeoutMinutes int  `json:"checks_start_timeout_minutes"`
 }

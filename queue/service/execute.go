@@ -121,15 +121,25 @@ func (s *Service) finishRun(ctx context.Context, snap *engine.Snapshot, f engine
 		if err := tx.SaveRun(ctx, r); err != nil {
 			return err
 		}
-		if f.Status != queue.RunFailed {
-			return nil
-		}
 		for _, id := range r.EntryIDs {
-			if e := snap.Entry(id); e != nil && !e.PRCheckedAt.IsZero() {
-				e.PRCheckedAt = time.Time{}
-				if err := tx.SaveEntry(ctx, e); err != nil {
-					return err
-				}
+			e := snap.Entry(id)
+			if e == nil {
+				continue
+			}
+			// A run decided by its checks had them start: the next run
+			// whose checks never start is a first time again.
+			changed := e.ChecksMissing > 0 && f.Reason != queue.ReasonTestTimeout
+			if changed {
+				e.ChecksMissing = 0
+			}
+			if f.Status == queue.RunFailed && !e.PRCheckedAt.IsZero() {
+				e.PRCheckedAt, changed = time.Time{}, true
+			}
+			if !changed {
+				continue
+			}
+			if err := tx.SaveEntry(ctx, e); err != nil {
+				return err
 			}
 		}
 		return nil

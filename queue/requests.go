@@ -51,6 +51,9 @@ type SubmittedPR struct {
 	// EstimatedMergeAt is when the entry is expected to merge (zero when
 	// unknown: not admitted, ended, or no run finished yet).
 	EstimatedMergeAt time.Time
+	// TestingTimesOutAt is when the entry's run in progress times out
+	// (zero when not testing or without a testing timeout).
+	TestingTimesOutAt time.Time
 	// TestRunID is the current test run's ID ("" if none).
 	TestRunID string
 	// IsCurrentlySubmitted is true while the entry is active.

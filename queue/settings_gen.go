@@ -167,6 +167,11 @@ type Settings struct {
 	// the queue pauses and alerts: a CI that never starts is an outage, not a
 	// failed PR (0 = off).
 	ChecksStartTimeoutMinutes int
+	// TestingTimeoutFromHistory derives the testing timeout from the queue's
+	// recent successful runs once enough finished (TestingTimeoutFor): their
+	// p95 plus a margin, never below a floor; TestingTimeoutMinutes applies
+	// until then.
+	TestingTimeoutFromHistory bool
 }
 
 // DefaultSettings are the settings of a new queue (SPEC §7); the others are
@@ -256,6 +261,7 @@ type QueueUpdate struct {
 	TestBranchPrefix           *string
 	IsolationRuns              *bool
 	ChecksStartTimeoutMinutes  *int
+	TestingTimeoutFromHistory  *bool
 }
 
 // CheckFields checks each field u writes on its own: an enum's value (in any
@@ -462,6 +468,9 @@ func (u QueueUpdate) ApplySettings(s Settings) (Settings, error) {
 	}
 	if u.ChecksStartTimeoutMinutes != nil {
 		s.ChecksStartTimeoutMinutes = *u.ChecksStartTimeoutMinutes
+	}
+	if u.TestingTimeoutFromHistory != nil {
+		s.TestingTimeoutFromHistory = *u.TestingTimeoutFromHistory
 	}
 	if err := s.Validate(); err != nil {
 		return s, err

@@ -48,6 +48,8 @@ type unitView struct {
 	Checks    []checkView
 	Since     time.Time
 	EndsAt    time.Time
+	// TimesOutAt is when the run times out (zero: no timeout).
+	TimesOutAt time.Time
 }
 
 // prLink is a PR on GitHub and on the dashboard.
@@ -213,6 +215,9 @@ func (d *Dashboard) unitView(ctx context.Context, q *queue.Queue, run *queue.Tes
 				m.Title = e.PR.Title
 				if est := ests[e.ID]; est.RunEndsAt.After(u.EndsAt) {
 					u.EndsAt = est.RunEndsAt
+				}
+				if est := ests[e.ID]; !est.TimesOutAt.IsZero() {
+					u.TimesOutAt = est.TimesOutAt
 				}
 			}
 		}

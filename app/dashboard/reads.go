@@ -49,6 +49,6 @@ type QueueReads interface {
 // Estimate is where an admitted entry stands, as the queue predicts it
 // (docs/eta.md): its 1-based Position among Of admitted entries in queue
 // order, when it is expected to merge (MergeAt, zero: unknown) and when
-// its run in progress is expected to finish (RunEndsAt, zero when it is
-// not testing).
+// its run in progress is expected to finish and times out (RunEndsAt and
+// TimesOutAt, zero when it is not testing).
 type Estimate = readside.Estimate

@@ -48,6 +48,7 @@ type queueFields struct {
 	TestBranchPrefix            *string            `json:"testBranchPrefix"`
 	IsolationRuns               *bool              `json:"isolationRuns"`
 	ChecksStartTimeoutMinutes   *int               `json:"checksStartTimeoutMinutes"`
+	TestingTimeoutFromHistory   *bool              `json:"testingTimeoutFromHistory"`
 }
 
 // settingsUpdate is the queue.QueueUpdate of the settings fields (State
@@ -87,6 +88,7 @@ func (f *queueFields) settingsUpdate() (queue.QueueUpdate, error) {
 		TestBranchPrefix:            f.TestBranchPrefix,
 		IsolationRuns:               f.IsolationRuns,
 		ChecksStartTimeoutMinutes:   f.ChecksStartTimeoutMinutes,
+		TestingTimeoutFromHistory:   f.TestingTimeoutFromHistory,
 	}, nil
 }
 
@@ -129,6 +131,7 @@ type queueJSON struct {
 	TestBranchPrefix            string            `json:"testBranchPrefix"`
 	IsolationRuns               bool              `json:"isolationRuns"`
 	ChecksStartTimeoutMinutes   int               `json:"checksStartTimeoutMinutes"`
+	TestingTimeoutFromHistory   bool              `json:"testingTimeoutFromHistory"`
 }
 
 // newQueueJSON renders q: each setting as its declaration shows it (an unset
@@ -169,5 +172,6 @@ func newQueueJSON(q *queue.Queue) queueJSON {
 		TestBranchPrefix:            s.EffectiveTestBranchPrefix(),
 		IsolationRuns:               s.IsolationRuns,
 		ChecksStartTimeoutMinutes:   s.ChecksStartTimeoutMinutes,
+		TestingTimeoutFromHistory:   s.TestingTimeoutFromHistory,
 	}
 }

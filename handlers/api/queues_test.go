@@ -123,6 +123,7 @@ var queueShape = map[string]string{
 	"testBranchPrefix":            "string",
 	"isolationRuns":               "boolean",
 	"checksStartTimeoutMinutes":   "integer",
+	"testingTimeoutFromHistory":   "boolean",
 }
 
 // enqueuedShape is seed §2.4.

@@ -37,6 +37,9 @@ type submittedPullRequestJSON struct {
 	QueuePosition     int     `json:"queuePosition,omitempty"`
 	EstimatedMergeAt  *string `json:"estimatedMergeAt,omitempty"`
 	TestRunID         string  `json:"testRunId,omitempty"`
+	// TestingTimesOutAt (our addition) is when the entry's run in progress
+	// times out, omitted when not testing or without a timeout.
+	TestingTimesOutAt *string `json:"testingTimesOutAt,omitempty"`
 }
 
 func newSubmittedPullRequestJSON(s *queue.SubmittedPR) submittedPullRequestJSON {
@@ -64,6 +67,7 @@ func newSubmittedPullRequestJSON(s *queue.SubmittedPR) submittedPullRequestJSON 
 		QueuePosition:     s.QueuePosition,
 		EstimatedMergeAt:  optTimestamp(s.EstimatedMergeAt),
 		TestRunID:         s.TestRunID,
+		TestingTimesOutAt: optTimestamp(s.TestingTimesOutAt),
 	}
 }
 

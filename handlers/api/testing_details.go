@@ -95,6 +95,9 @@ type testingDetailsJSON struct {
 	// TestPRNumber is the run's draft test PR (createPrsForTestingBranches),
 	// omitted when it has none.
 	TestPRNumber int `json:"testPrNumber,omitempty"`
+	// TimesOutAt (our addition) is when the run times out, omitted when it
+	// is not in progress or the queue has no testing timeout.
+	TimesOutAt *string `json:"timesOutAt,omitempty"`
 }
 
 // unknownSource is the requiredStatusesSource of runs recorded before the
@@ -153,6 +156,7 @@ func (a *API) newTestingDetailsJSON(d *readside.TestingDetails) testingDetailsJS
 		TestedPullRequests:     []testedPRJSON{},
 		DependentPRs:           append([]int{}, d.DependentPRs...),
 		WaitingOn:              d.WaitingOn,
+		TimesOutAt:             optTimestamp(d.TimesOutAt),
 	}
 	var runs []checkRunJSON
 	for _, c := range d.Checks {

@@ -70,6 +70,12 @@ func (p *planner) layout() (ordered, chain []*queue.Entry, units []unit) {
 
 func (p *planner) wakeAt(t time.Time) { p.wake = minTime(p.wake, t) }
 
+// testingTimeout is the queue's testing timeout: fixed, or from its recent
+// runs (Settings.TestingTimeoutFromHistory).
+func (p *planner) testingTimeout() queue.TestingTimeout {
+	return queue.TestingTimeoutFor(p.q.Settings, p.s.Recent)
+}
+
 // facts ends or settles entries from what GitHub says about their PRs,
 // whatever the queue state.
 func (p *planner) facts() Action {
@@ -83,7 +89,6 @@ func (p *planner) facts() Action {
 
 // runResults decides runs in progress from their checks or their timeout.
 func (p *planner) runResults() Action {
-	q := p.q
 	for _, r := range p.s.Runs {
 		switch r.Status {
 		case queue.RunBuilding:
@@ -101,11 +106,11 @@ func (p *planner) runResults() Action {
 			if a := p.checksStart(r); a != nil {
 				return a
 			}
-			if limit := q.Settings.TestingTimeout(); limit > 0 {
-				deadline := r.StartedAt.Add(limit)
+			if t := p.testingTimeout(); t.Limit > 0 {
+				deadline := t.TimesOutAt(r)
 				if !p.now.Before(deadline) {
 					return FinishRun{RunID: r.ID, Status: queue.RunFailed, Reason: queue.ReasonTestTimeout,
-						Detail: "tests did not finish within " + queue.Count(q.Settings.TestingTimeoutMinutes, "minute")}
+						Detail: "tests did not finish within " + t.Describe()}
 				}
 				p.wakeAt(deadline)
 			}

@@ -28,6 +28,10 @@ type Snapshot struct {
 	// Required are the checks a run must pass: the queue's requiredStatuses,
 	// else its branch's protection (nil while unknown: no run starts).
 	Required *RequiredChecks
+	// Recent are the queue's latest successful runs (closed ones too),
+	// which set the testing timeout under TestingTimeoutFromHistory (loaded
+	// only then: nil otherwise).
+	Recent []*queue.TestRun
 
 	// idx holds lookups built on first use; Next drops it on entry, so a
 	// snapshot changed between calls (as tests do) is indexed afresh.

@@ -116,3 +116,28 @@ func TestTimeoutDetailsSayOneMinuteAndOneHour(t *testing.T) {
 		})
 	}
 }
+
+// With testingTimeoutFromHistory, a run times out after the p95 of the
+// queue's recent successful runs plus a margin, not after
+// testingTimeoutMinutes, and the detail says so (issue #19 item 2).
+func TestTestingTimeoutFromHistory(t *testing.T) {
+	t.Parallel()
+	b := newSnap(2)
+	b.s.Queue.Settings.TestingTimeoutMinutes = 60
+	b.s.Queue.Settings.TestingTimeoutFromHistory = true
+	for i := 0; i < 5; i++ {
+		end := t0.Add(-time.Duration(i) * time.Hour)
+		b.s.Recent = append(b.s.Recent, &queue.TestRun{Status: queue.RunSucceeded, StartedAt: end.Add(-10 * time.Minute), FinishedAt: end})
+	}
+	b.run(b.entry(1, queue.StateTesting), queue.RunInProgress, "H0")
+	// p95 10 minutes + a 5-minute margin: 15 minutes.
+	if got, wake := Next(b.s, t0.Add(14*time.Minute)); got != nil || !wake.Equal(t0.Add(15*time.Minute)) {
+		t.Fatalf("Next() at 14 min = %#v (wake %v), want nothing until 15 min", got, wake)
+	}
+	got, _ := Next(b.s, t0.Add(15*time.Minute))
+	want := FinishRun{RunID: "r-e1", Status: queue.RunFailed, Reason: queue.ReasonTestTimeout,
+		Detail: "tests did not finish within 15 minutes (the p95 of the queue's recent successful runs, 10 minutes, plus a margin)"}
+	if got != any(want) {
+		t.Errorf("Next() at 15 min = %#v, want %#v", got, want)
+	}
+}

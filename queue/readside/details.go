@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/mergequeue/mq/queue"
 )
@@ -39,6 +40,9 @@ type TestingDetails struct {
 	// TestPRNumber is the run's draft test PR (createPrsForTestingBranches;
 	// 0 when it has none).
 	TestPRNumber int
+	// TimesOutAt is when the run, in progress, times out (zero when it is
+	// not in progress or the queue has no testing timeout).
+	TimesOutAt time.Time
 }
 
 // TestingDetails returns a test run of a queue by ID. ErrNotFound if the
@@ -70,6 +74,13 @@ func (r *Reads) TestingDetails(ctx context.Context, key queue.QueueKey, runID st
 	}
 	if err := r.describeTested(ctx, d); err != nil {
 		return nil, err
+	}
+	if run.Status == queue.RunInProgress && !run.Closed {
+		recent, err := r.store.RecentRuns(ctx, q.ID, queue.HistoryTimeoutRuns)
+		if err != nil {
+			return nil, fmt.Errorf("failed to list recent runs of %s: %w", key, err)
+		}
+		d.TimesOutAt = queue.TestingTimeoutFor(q.Settings, recent).TimesOutAt(run)
 	}
 	for _, id := range run.Ahead {
 		e, err := r.store.GetEntryByID(ctx, id)

@@ -19,6 +19,9 @@ type Estimate struct {
 	// RunEndsAt is when the entry's run in progress is expected to finish
 	// (zero when it is not testing).
 	RunEndsAt time.Time
+	// TimesOutAt is when that run times out (zero when it is not testing
+	// or the queue has no testing timeout).
+	TimesOutAt time.Time
 }
 
 // TypicalDuration is the median duration (start to finish) of the given
@@ -66,7 +69,30 @@ func LoadEstimates(ctx context.Context, store EstimateStore, q *queue.Queue, now
 	if err != nil {
 		return nil, fmt.Errorf("failed to list recent runs of %s: %w", q.Key, err)
 	}
-	return Estimates(q, entries, runs, TypicalDuration(recent), now), nil
+	ests := Estimates(q, entries, runs, TypicalDuration(recent), now)
+	WithTimeouts(ests, entries, runs, queue.TestingTimeoutFor(q.Settings, recent))
+	return ests, nil
+}
+
+// WithTimeouts sets, in ests, when the run in progress of each testing
+// entry times out under t (queue.TestingTimeoutFor).
+func WithTimeouts(ests map[string]Estimate, entries []*queue.Entry, runs []*queue.TestRun, t queue.TestingTimeout) {
+	if t.Limit <= 0 {
+		return
+	}
+	byID := make(map[string]*queue.TestRun, len(runs))
+	for _, r := range runs {
+		byID[r.ID] = r
+	}
+	for _, e := range entries {
+		est, ok := ests[e.ID]
+		r := byID[e.RunID]
+		if !ok || e.State != queue.StateTesting || r == nil || r.Status != queue.RunInProgress {
+			continue
+		}
+		est.TimesOutAt = t.TimesOutAt(r)
+		ests[e.ID] = est
+	}
 }
 
 // Estimates predicts, for every admitted entry of q among entries (its

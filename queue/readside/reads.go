@@ -80,7 +80,7 @@ func (r *Reads) GetSubmitted(ctx context.Context, key queue.QueueKey, prNumber i
 	}
 	sub := *base
 	est := v.estimates(r.now())[sub.Entry.ID]
-	sub.QueuePosition, sub.EstimatedMergeAt = est.Position, est.MergeAt
+	sub.QueuePosition, sub.EstimatedMergeAt, sub.TestingTimesOutAt = est.Position, est.MergeAt, est.TimesOutAt
 	return &sub, nil
 }
 

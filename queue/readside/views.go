@@ -67,6 +67,7 @@ type queueView struct {
 	active  map[int]*queue.Entry // by PR number
 	runs    []*queue.TestRun     // open runs
 	typical time.Duration        // TypicalDuration of the recent runs
+	timeout queue.TestingTimeout // the queue's testing timeout (from the recent runs)
 	snap    *QueueSnapshot       // q and ordered, handed out by QueueSnapshot
 
 	mu        sync.Mutex
@@ -206,6 +207,7 @@ func (r *Reads) loadView(ctx context.Context, id int64, version uint64) (*queueV
 		return nil, fmt.Errorf("failed to list recent runs of %s: %w", q.Key, err)
 	}
 	v := &queueView{version: version, q: q, entries: entries, runs: runs, typical: TypicalDuration(recent),
+		timeout: queue.TestingTimeoutFor(q.Settings, recent),
 		ordered: queue.InQueueOrder(entries), active: make(map[int]*queue.Entry, len(entries)),
 		described: map[int]*queue.SubmittedPR{}}
 	for _, e := range entries {
@@ -298,6 +300,7 @@ func (v *queueView) estimates(now time.Time) map[string]Estimate {
 	}
 	v.mu.Unlock()
 	ests := Estimates(v.q, v.entries, v.runs, v.typical, now)
+	WithTimeouts(ests, v.entries, v.runs, v.timeout)
 	v.mu.Lock()
 	v.estAt, v.ests = now, ests
 	v.mu.Unlock()

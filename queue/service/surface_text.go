@@ -58,6 +58,19 @@ func clock(t, now time.Time) string {
 	return t.Format("Mon 2 Jan 15:04 UTC")
 }
 
+// moment formats a deadline for people, to the minute (rounded up): "14:07
+// UTC", with the day when it is not today's.
+func moment(t, now time.Time) string {
+	t = t.UTC()
+	if r := t.Truncate(time.Minute); r.Before(t) {
+		t = r.Add(time.Minute)
+	}
+	if y, m, d := t.Date(); y == now.UTC().Year() && m == now.UTC().Month() && d == now.UTC().Day() {
+		return t.Format("15:04 UTC")
+	}
+	return t.Format("Mon 2 Jan 15:04 UTC")
+}
+
 // standing says where an active entry stands, in one sentence ("" when
 // there is nothing to say).
 func standing(e *queue.Entry, v entryView, now time.Time) string {
@@ -73,6 +86,9 @@ func standing(e *queue.Entry, v entryView, now time.Time) string {
 		s += ", expected to finish around " + clock(v.est.RunEndsAt, now)
 		if !v.est.MergeAt.IsZero() {
 			s += " and to merge around " + clock(v.est.MergeAt, now)
+		}
+		if !v.est.TimesOutAt.IsZero() {
+			s += "; it times out at " + moment(v.est.TimesOutAt, now)
 		}
 		return s + "."
 	case e.State == queue.StatePending || e.State == queue.StateTestsPassed:
@@ -134,6 +150,9 @@ func checkRun(q *queue.Queue, e *queue.Entry, v entryView, now time.Time) queue.
 	case !e.Active() || v.est.Position == 0:
 	case e.State == queue.StateTesting && !v.est.RunEndsAt.IsZero():
 		title += " · expected to finish around " + clock(v.est.RunEndsAt, now)
+		if !v.est.TimesOutAt.IsZero() {
+			title += " · times out " + moment(v.est.TimesOutAt, now)
+		}
 	default:
 		title += fmt.Sprintf(" · %d of %d", v.est.Position, v.est.Of)
 		if !v.est.MergeAt.IsZero() {

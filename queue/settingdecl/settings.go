@@ -235,4 +235,15 @@ var All = []Setting{
 		Example:  3,
 		SimFixed: "the simulated CI reports only results, never a start; the service and end-to-end tests cover it",
 	},
+	{
+		API: "testingTimeoutFromHistory", Field: "TestingTimeoutFromHistory", Store: "testing_timeout_from_history", Kind: Bool,
+		LaterKey: true,
+		Doc: "TestingTimeoutFromHistory derives the testing timeout from the queue's recent successful runs once " +
+			"enough finished (TestingTimeoutFor): their p95 plus a margin, never below a floor; " +
+			"TestingTimeoutMinutes applies until then.",
+		Rule: "our extension: the timeout is the p95 of the queue's last 20 successful runs plus half of it (at least " +
+			"5 minutes), never below 10 minutes, once 5 runs succeeded; `testingTimeoutMinutes` applies until then. " +
+			"Each run shows when it times out (`timesOutAt`)",
+		Example: true,
+	},
 }

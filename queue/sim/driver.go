@@ -166,6 +166,7 @@ func (d *Driver) randomSettings(checks []string) queue.Settings {
 		s.RequiredStatuses = []string{checks[r.IntN(len(checks))]}
 	}
 	s.TestingTimeoutMinutes = []int{0, 30, 60}[r.IntN(3)]
+	s.TestingTimeoutFromHistory = r.IntN(3) == 0
 	s.Batch = r.IntN(3) == 0
 	s.BatchingMinSize = 1 + r.IntN(4)
 	s.BatchingMaxWaitTimeMinutes = r.IntN(11)

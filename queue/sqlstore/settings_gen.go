@@ -47,4 +47,7 @@ type settingsDoc struct {
 	// zero value (isolationRuns's default).
 	IsolationRuns             bool `json:"isolation_runs"`
 	ChecksStartTimeoutMinutes int  `json:"checks_start_timeout_minutes"`
+	// Added after queues were stored: older rows lack it and decode as the
+	// zero value (testingTimeoutFromHistory's default).
+	TestingTimeoutFromHistory bool `json:"testing_timeout_from_history"`
 }

@@ -188,6 +188,11 @@ func (a *App) Start(ctx context.Context) error {
 		defer a.bg.Done()
 		a.retain(ctx)
 	}()
+	a.bg.Add(1)
+	go func() {
+		defer a.bg.Done()
+		watchStalls(ctx, a.reads, a.metrics.stalls, a.cfg.Engine.ReconcileInterval)
+	}()
 	a.inboxDone = make(chan struct{})
 	go func() {
 		defer close(a.inboxDone)

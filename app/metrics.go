@@ -27,6 +27,7 @@ type metrics struct {
 	inbox          *inboxMetrics
 	outbox         *outboxMetrics
 	reconciler     *reconcilerMetrics
+	stalls         *stallMetrics
 }
 
 func newMetrics() *metrics {
@@ -46,6 +47,7 @@ func newMetrics() *metrics {
 		inbox:      newInboxMetrics(),
 		outbox:     newOutboxMetrics(),
 		reconciler: newReconcilerMetrics(),
+		stalls:     newStallMetrics(),
 	}
 	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.treeMismatches, m.checksMissing)
@@ -54,6 +56,7 @@ func newMetrics() *metrics {
 	m.inbox.register(m.registry)
 	m.outbox.register(m.registry)
 	m.reconciler.register(m.registry)
+	m.stalls.register(m.registry)
 	return m
 }
 

@@ -54,6 +54,8 @@ type SubmittedPR struct {
 	// TestingTimesOutAt is when the entry's run in progress times out
 	// (zero when not testing or without a testing timeout).
 	TestingTimesOutAt time.Time
+	// WaitingFor is what the entry waits for right now (nil once ended).
+	WaitingFor *Waiting
 	// TestRunID is the current test run's ID ("" if none).
 	TestRunID string
 	// IsCurrentlySubmitted is true while the entry is active.

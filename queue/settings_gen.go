@@ -26,6 +26,8 @@ const (
 	MaxBisectionParts = 100
 	// MaxChecksStartTimeoutMinutes bounds checksStartTimeoutMinutes: a day.
 	MaxChecksStartTimeoutMinutes = 1440
+	// MaxStallAlertMinutes bounds stallAlertMinutes: a week.
+	MaxStallAlertMinutes = 10080
 )
 
 // Mode is the queue's testing mode.
@@ -172,6 +174,10 @@ type Settings struct {
 	// p95 plus a margin, never below a floor; TestingTimeoutMinutes applies
 	// until then.
 	TestingTimeoutFromHistory bool
+	// StallAlertMinutes raises a stall alert when a running queue with
+	// admitted PRs has seen nothing happen (no state change, run, check report
+	// or settings change) for so many minutes (0 = off).
+	StallAlertMinutes int
 }
 
 // DefaultSettings are the settings of a new queue (SPEC §7); the others are
@@ -193,6 +199,7 @@ func DefaultSettings() Settings {
 		LabelCommandsEnabled:       true,
 		ExtensionEnabled:           true,
 		ChecksStartTimeoutMinutes:  10,
+		StallAlertMinutes:          60,
 	}
 }
 
@@ -262,6 +269,7 @@ type QueueUpdate struct {
 	IsolationRuns              *bool
 	ChecksStartTimeoutMinutes  *int
 	TestingTimeoutFromHistory  *bool
+	StallAlertMinutes          *int
 }
 
 // CheckFields checks each field u writes on its own: an enum's value (in any
@@ -368,6 +376,11 @@ func (u QueueUpdate) CheckFields() error {
 			return Inputf("checksStartTimeoutMinutes must be between 0 and %d (a day), got %d", MaxChecksStartTimeoutMinutes, v)
 		}
 	}
+	if u.StallAlertMinutes != nil {
+		if v := *u.StallAlertMinutes; v < 0 || v > MaxStallAlertMinutes {
+			return Inputf("stallAlertMinutes must be between 0 and %d (a week), got %d", MaxStallAlertMinutes, v)
+		}
+	}
 	return nil
 }
 
@@ -472,6 +485,9 @@ func (u QueueUpdate) ApplySettings(s Settings) (Settings, error) {
 	if u.TestingTimeoutFromHistory != nil {
 		s.TestingTimeoutFromHistory = *u.TestingTimeoutFromHistory
 	}
+	if u.StallAlertMinutes != nil {
+		s.StallAlertMinutes = *u.StallAlertMinutes
+	}
 	if err := s.Validate(); err != nil {
 		return s, err
 	}
@@ -546,6 +562,9 @@ func (s Settings) Validate() error {
 	}
 	if s.ChecksStartTimeoutMinutes < 0 || s.ChecksStartTimeoutMinutes > MaxChecksStartTimeoutMinutes {
 		return Inputf("checksStartTimeoutMinutes must be between 0 and %d (a day), got %d", MaxChecksStartTimeoutMinutes, s.ChecksStartTimeoutMinutes)
+	}
+	if s.StallAlertMinutes < 0 || s.StallAlertMinutes > MaxStallAlertMinutes {
+		return Inputf("stallAlertMinutes must be between 0 and %d (a week), got %d", MaxStallAlertMinutes, s.StallAlertMinutes)
 	}
 	return nil
 }

@@ -29,8 +29,10 @@ type queueView struct {
 	BranchURL   string
 	HistoryPage string
 	ChartsPage  string
-	Units       []unitView
-	Entries     []entryView
+	// Stall says why the queue is stalled ("" when it is not).
+	Stall   string
+	Units   []unitView
+	Entries []entryView
 	// Events are the latest state changes, newest first.
 	Events []eventView
 }
@@ -74,6 +76,7 @@ type checkView struct {
 type entryView struct {
 	E         *queue.Entry
 	Est       Estimate
+	Waiting   string // what it waits for now ("" when unknown)
 	Page      string
 	URL       string
 	AuthorURL string
@@ -139,6 +142,16 @@ func (d *Dashboard) queueView(ctx context.Context, q *queue.Queue) (*queueView, 
 	if err != nil {
 		return nil, fmt.Errorf("failed to estimate %s: %w", q.Key, err)
 	}
+	switch stall, err := d.reads.Stalled(ctx, q); {
+	case err != nil:
+		return nil, fmt.Errorf("failed to tell whether %s is stalled: %w", q.Key, err)
+	case stall != nil:
+		qv.Stall = stall.Detail
+	}
+	waits, err := d.reads.Waiting(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("failed to tell what the entries of %s wait for: %w", q.Key, err)
+	}
 	ordered := inQueueOrder(entries, ests)
 	byID := map[string]*queue.Entry{}
 	rank := map[string]int{}
@@ -170,6 +183,9 @@ func (d *Dashboard) queueView(ctx context.Context, q *queue.Queue) (*queueView, 
 		ev := entryView{E: e, Est: ests[e.ID], Page: readside.PRPagePath(repo, e.PRNumber),
 			URL: gh.pull(repo, e.PRNumber), Unit: unitOf[e.ID]}
 		ev.AuthorURL = gh.user(e.PR.Author)
+		if w := waits[e.ID]; w != nil {
+			ev.Waiting = w.Detail
+		}
 		qv.Entries = append(qv.Entries, ev)
 	}
 	events, err := d.reads.ListEvents(ctx, q.ID, now.Add(-24*time.Hour))

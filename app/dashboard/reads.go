@@ -24,6 +24,12 @@ type QueueReads interface {
 	// entry ID: its 1-based position in queue order (the order the queue
 	// tests and merges in) and its expected times.
 	Estimates(ctx context.Context, q *queue.Queue) (map[string]Estimate, error)
+	// Waiting says, by entry ID, what each active entry of q waits for
+	// now.
+	Waiting(ctx context.Context, q *queue.Queue) (map[string]*queue.Waiting, error)
+	// Stalled says why q is stalled: nothing happened in it for its
+	// stallAlertMinutes while PRs wait (nil when it is not).
+	Stalled(ctx context.Context, q *queue.Queue) (*readside.Stall, error)
 	// GetEntry returns the queue's entry of PR number, ended or not
 	// (queue.ErrNotFound).
 	GetEntry(ctx context.Context, queueID int64, number int) (*queue.Entry, error)

@@ -49,6 +49,7 @@ type queueFields struct {
 	IsolationRuns               *bool              `json:"isolationRuns"`
 	ChecksStartTimeoutMinutes   *int               `json:"checksStartTimeoutMinutes"`
 	TestingTimeoutFromHistory   *bool              `json:"testingTimeoutFromHistory"`
+	StallAlertMinutes           *int               `json:"stallAlertMinutes"`
 }
 
 // settingsUpdate is the queue.QueueUpdate of the settings fields (State
@@ -89,6 +90,7 @@ func (f *queueFields) settingsUpdate() (queue.QueueUpdate, error) {
 		IsolationRuns:               f.IsolationRuns,
 		ChecksStartTimeoutMinutes:   f.ChecksStartTimeoutMinutes,
 		TestingTimeoutFromHistory:   f.TestingTimeoutFromHistory,
+		StallAlertMinutes:           f.StallAlertMinutes,
 	}, nil
 }
 
@@ -132,6 +134,7 @@ type queueJSON struct {
 	IsolationRuns               bool              `json:"isolationRuns"`
 	ChecksStartTimeoutMinutes   int               `json:"checksStartTimeoutMinutes"`
 	TestingTimeoutFromHistory   bool              `json:"testingTimeoutFromHistory"`
+	StallAlertMinutes           int               `json:"stallAlertMinutes"`
 }
 
 // newQueueJSON renders q: each setting as its declaration shows it (an unset
@@ -173,5 +176,6 @@ func newQueueJSON(q *queue.Queue) queueJSON {
 		IsolationRuns:               s.IsolationRuns,
 		ChecksStartTimeoutMinutes:   s.ChecksStartTimeoutMinutes,
 		TestingTimeoutFromHistory:   s.TestingTimeoutFromHistory,
+		StallAlertMinutes:           s.StallAlertMinutes,
 	}
 }

@@ -124,6 +124,7 @@ var queueShape = map[string]string{
 	"isolationRuns":               "boolean",
 	"checksStartTimeoutMinutes":   "integer",
 	"testingTimeoutFromHistory":   "boolean",
+	"stallAlertMinutes":           "integer",
 }
 
 // enqueuedShape is seed §2.4.

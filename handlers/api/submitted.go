@@ -40,6 +40,28 @@ type submittedPullRequestJSON struct {
 	// TestingTimesOutAt (our addition) is when the entry's run in progress
 	// times out, omitted when not testing or without a timeout.
 	TestingTimesOutAt *string `json:"testingTimesOutAt,omitempty"`
+	// WaitingFor (our addition) says what the entry waits for right now,
+	// omitted once it ended.
+	WaitingFor *waitingJSON `json:"waitingFor,omitempty"`
+}
+
+// waitingJSON is queue.Waiting on the wire: reason and detail always;
+// since, check, commit and prs when known.
+type waitingJSON struct {
+	Reason string  `json:"reason"`
+	Detail string  `json:"detail"`
+	Since  *string `json:"since,omitempty"`
+	Check  string  `json:"check,omitempty"`
+	Commit string  `json:"commit,omitempty"`
+	PRs    []int   `json:"prs,omitempty"`
+}
+
+func newWaitingJSON(w *queue.Waiting) *waitingJSON {
+	if w == nil {
+		return nil
+	}
+	return &waitingJSON{Reason: string(w.Reason), Detail: w.Detail, Since: optTimestamp(w.Since), Check: w.Check,
+		Commit: w.Commit, PRs: w.PRs}
 }
 
 func newSubmittedPullRequestJSON(s *queue.SubmittedPR) submittedPullRequestJSON {
@@ -68,6 +90,7 @@ func newSubmittedPullRequestJSON(s *queue.SubmittedPR) submittedPullRequestJSON 
 		EstimatedMergeAt:  optTimestamp(s.EstimatedMergeAt),
 		TestRunID:         s.TestRunID,
 		TestingTimesOutAt: optTimestamp(s.TestingTimesOutAt),
+		WaitingFor:        newWaitingJSON(s.WaitingFor),
 	}
 }
 

@@ -81,6 +81,17 @@ func (r *Reads) GetSubmitted(ctx context.Context, key queue.QueueKey, prNumber i
 	sub := *base
 	est := v.estimates(r.now())[sub.Entry.ID]
 	sub.QueuePosition, sub.EstimatedMergeAt, sub.TestingTimesOutAt = est.Position, est.MergeAt, est.TimesOutAt
+	if sub.Entry.Active() {
+		checks := map[string][]queue.CheckResult{}
+		for _, run := range v.runs {
+			if run.ID == sub.Entry.RunID && run.Status == queue.RunInProgress && run.SHA != "" {
+				if checks[run.SHA], err = r.store.ListChecks(ctx, v.q.Key.Repo, run.SHA); err != nil {
+					return nil, fmt.Errorf("failed to list the checks of run %s: %w", run.ID, err)
+				}
+			}
+		}
+		sub.WaitingFor = WaitingFor(v.q, sub.Entry, v.entries, v.runs, checks, r.now())
+	}
 	return &sub, nil
 }
 
@@ -105,4 +116,10 @@ func (r *Reads) ActiveEntries(ctx context.Context, repo queue.Repo, prNumber int
 // expected to merge (LoadEstimates, read from the store now; docs/eta.md).
 func (r *Reads) Estimates(ctx context.Context, q *queue.Queue) (map[string]Estimate, error) {
 	return LoadEstimates(ctx, r.store, q, r.now())
+}
+
+// Waiting says what each active entry of q waits for now (WaitingFor), by
+// entry ID.
+func (r *Reads) Waiting(ctx context.Context, q *queue.Queue) (map[string]*queue.Waiting, error) {
+	return LoadWaiting(ctx, r.store, q, r.now())
 }

@@ -56,6 +56,7 @@ func (r *Reconciler) waitToWrite(ctx context.Context, q **queue.Queue, e **queue
 		return ctx, none, fmt.Errorf("failed to load queue %d: %w", fresh.QueueID, err)
 	}
 	delete(r.views, fq.ID) // positions and estimates as they are now
+	delete(r.waits, fq.ID)
 	fv, err := r.view(ctx, fq, fresh)
 	if err != nil {
 		release()

@@ -22,7 +22,15 @@ func (r *Reconciler) view(ctx context.Context, q *queue.Queue, e *queue.Entry) (
 		}
 		r.views[q.ID] = ests
 	}
-	v := entryView{est: ests[e.ID]}
+	waits, ok := r.waits[q.ID]
+	if !ok {
+		var err error
+		if waits, err = readside.LoadWaiting(ctx, r.store, q, r.now()); err != nil {
+			return entryView{}, err
+		}
+		r.waits[q.ID] = waits
+	}
+	v := entryView{est: ests[e.ID], waiting: waits[e.ID]}
 	if r.publicURL != "" {
 		v.pageURL = r.publicURL + readside.PRPagePath(q.Key.Repo, e.PRNumber)
 	}

@@ -47,6 +47,8 @@ type Reconciler struct {
 	outage int
 	// views caches, for one pass, each queue's positions and estimates.
 	views map[int64]map[string]readside.Estimate
+	// waits caches, for one pass, what each queue's entries wait for.
+	waits map[int64]map[string]*queue.Waiting
 	// cut holds, for one pass, the transient failures so far: the rows they
 	// hit (not tried again in the pass; still due), and how many came in a
 	// row without a success.
@@ -151,6 +153,7 @@ func (r *Reconciler) Pass(ctx context.Context) (time.Time, error) {
 
 func (r *Reconciler) pass(ctx context.Context) error {
 	r.views = map[int64]map[string]readside.Estimate{}
+	r.waits = map[int64]map[string]*queue.Waiting{}
 	r.cut = passFailures{rows: map[string]bool{}}
 	err := r.passSteps(ctx)
 	return errors.Join(append(r.cut.errs, err)...)

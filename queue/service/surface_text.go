@@ -39,6 +39,8 @@ type entryView struct {
 	runURL string
 	// pageURL is the PR's page on the dashboard ("" without a public URL).
 	pageURL string
+	// waiting is what the entry waits for (nil once ended).
+	waiting *queue.Waiting
 }
 
 // etaStep rounds expected times up, so a PR's texts change when the
@@ -160,6 +162,9 @@ func checkRun(q *queue.Queue, e *queue.Entry, v entryView, now time.Time) queue.
 		}
 	}
 	summary := fmt.Sprintf("`%s` (%s): %s", e.State, e.StateReason, textsafe.MarkdownKeepingRefs(e.StateReasonDetail))
+	if v.waiting != nil && v.waiting.Detail != "" {
+		summary = "Waiting for " + textsafe.MarkdownKeepingRefs(v.waiting.Detail) + ".\n\n" + summary
+	}
 	if s := standing(e, v, now); s != "" {
 		summary = s + "\n\n" + summary
 	}

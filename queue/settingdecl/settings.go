@@ -246,4 +246,16 @@ var All = []Setting{
 			"Each run shows when it times out (`timesOutAt`)",
 		Example: true,
 	},
+	{
+		// Added after queues were stored: migration 0017 writes the
+		// default into the stored rows, so none lacks the key.
+		API: "stallAlertMinutes", Field: "StallAlertMinutes", Store: "stall_alert_minutes", Kind: Int,
+		Default: 60, Min: 0, Max: 7 * 24 * 60, MaxConst: "MaxStallAlertMinutes", RangeNote: "a week",
+		Doc: "StallAlertMinutes raises a stall alert when a running queue with admitted PRs has seen nothing happen " +
+			"(no state change, run, check report or settings change) for so many minutes (0 = off).",
+		Rule: "our extension: 0 = off. The alert is a log line, `mq_queue_stalled` and `mq_queue_stalls_total`, and a " +
+			"dashboard banner saying what each PR waits for",
+		Example:  45,
+		SimFixed: "an alert only: it changes no decision of the engine",
+	},
 }

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// Upgrading to 0017 gives every stored queue checksStartTimeoutMinutes'
-// default (10), keeps a value already stored, and leaves entries with no
-// run whose checks went missing.
+// Upgrading to 0017 gives every stored queue the defaults of
+// checksStartTimeoutMinutes (10) and stallAlertMinutes (60), and keeps a
+// value already stored.
 func TestMigration0017ChecksStartTimeoutDefault(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -17,7 +17,7 @@ func TestMigration0017ChecksStartTimeoutDefault(t *testing.T) {
 	}
 	for _, q := range []string{
 		`INSERT INTO queues (host, owner, name, branch, state, settings, next_seq, paused_reason) VALUES ('github.com', 'acme', 'widgets', 'main', 'running', '{"concurrency":2}', 1, '')`,
-		`INSERT INTO queues (host, owner, name, branch, state, settings, next_seq, paused_reason) VALUES ('github.com', 'acme', 'widgets', 'dev', 'running', '{"checks_start_timeout_minutes":0}', 1, '')`,
+		`INSERT INTO queues (host, owner, name, branch, state, settings, next_seq, paused_reason) VALUES ('github.com', 'acme', 'widgets', 'dev', 'running', '{"checks_start_timeout_minutes":0,"stall_alert_minutes":0}', 1, '')`,
 	} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -32,7 +32,8 @@ func TestMigration0017ChecksStartTimeoutDefault(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if q.Settings.ChecksStartTimeoutMinutes != want || (id == 1 && q.Settings.Concurrency != 2) {
+		if q.Settings.ChecksStartTimeoutMinutes != want || q.Settings.StallAlertMinutes != 6*want ||
+			(id == 1 && q.Settings.Concurrency != 2) {
 			t.Errorf("queue %d after the upgrade: %+v, want checksStartTimeoutMinutes %d", id, q.Settings, want)
 		}
 	}

@@ -50,4 +50,5 @@ type settingsDoc struct {
 	// Added after queues were stored: older rows lack it and decode as the
 	// zero value (testingTimeoutFromHistory's default).
 	TestingTimeoutFromHistory bool `json:"testing_timeout_from_history"`
+	StallAlertMinutes         int  `json:"stall_alert_minutes"`
 }

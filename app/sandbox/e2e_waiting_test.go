@@ -1,0 +1,96 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mergequeue/mq/githubx/fakegithub"
+)
+
+type waitingFor struct {
+	Reason string `json:"reason"`
+	Detail string `json:"detail"`
+	Since  string `json:"since"`
+	Check  string `json:"check"`
+	Commit string `json:"commit"`
+	PRs    []int  `json:"prs"`
+}
+
+func (h *harness) waitingFor(pr int) *waitingFor {
+	h.t.Helper()
+	var sub struct {
+		WaitingFor *waitingFor `json:"waitingFor"`
+	}
+	if err := json.Unmarshal(h.mustPost("getSubmittedPullRequest", map[string]any{"repo": repoBody(), "targetBranch": "main",
+		"pr": map[string]any{"number": pr}}), &sub); err != nil {
+		h.t.Fatal(err)
+	}
+	return sub.WaitingFor
+}
+
+// getSubmittedPullRequest says what each PR waits for right now: the PR
+// testing, a named check on its test commit since when; the PR behind, the
+// test slot the PR ahead holds. A queue in which nothing happens for its
+// stallAlertMinutes raises a stall alert (metrics, dashboard banner naming
+// what the PRs wait for), which clears once the queue moves (issue #19
+// item 5).
+func TestWhatEachPRWaitsForAndTheStallAlert(t *testing.T) {
+	t.Parallel()
+	clock := &shiftedClock{}
+	h := newHarnessWith(t, Options{CI: fakegithub.CIOptions{}, Now: clock.Now})
+	h.createQueue(1)
+	h.mustPost("updateQueue", map[string]any{"repo": repoBody(), "targetBranch": "main", "stallAlertMinutes": 30,
+		"testingTimeoutMinutes": 0})
+	h.env.Fake.SetCIHold(true)
+	p1 := h.openPR("one", map[string]string{"one.txt": "1\n"})
+	p2 := h.openPR("two", map[string]string{"two.txt": "2\n"})
+	h.submit(p1)
+	h.waitState(p1, "testing")
+	h.submit(p2)
+	h.waitState(p2, "pending")
+
+	var w1 *waitingFor
+	h.waitFor("#1 to wait for ci/test in progress", func() bool {
+		w1 = h.waitingFor(p1)
+		return w1 != nil && w1.Reason == "checks"
+	}, func() string { return spew(w1) })
+	pending := h.env.Fake.PendingCI()
+	if len(pending) != 1 || w1.Check != "ci/test" || w1.Commit != pending[0].SHA || w1.Since == "" ||
+		!strings.Contains(w1.Detail, `required check "ci/test"`) {
+		t.Errorf("#%d waits for %s; want ci/test on %v", p1, spew(w1), pending)
+	}
+	if w2 := h.waitingFor(p2); w2 == nil || w2.Reason != "test_slot" || len(w2.PRs) != 1 || w2.PRs[0] != p1 {
+		t.Errorf("#%d waits for %s; want the test slot #%d holds", p2, spew(w2), p1)
+	}
+
+	stalled := func() float64 {
+		for _, m := range h.processMetrics()["mq_queue_stalled"].GetMetric() {
+			return m.GetGauge().GetValue()
+		}
+		return -1
+	}
+	h.waitFor("the stall gauge to read 0", func() bool { return stalled() == 0 }, nil)
+	clock.Advance(31 * time.Minute)
+	h.waitFor("the stall alert", func() bool { return stalled() == 1 }, nil)
+	if n := sumOf(h.processMetrics()["mq_queue_stalls_total"]); n != 1 {
+		t.Errorf("mq_queue_stalls_total = %v, want 1", n)
+	}
+	if _, page := h.get("/"); !strings.Contains(page, "Stalled: nothing has happened in the queue for 31 minutes") ||
+		!strings.Contains(page, "ci/test") {
+		t.Errorf("the dashboard shows no stall banner saying what #%d waits for", p1)
+	}
+
+	h.env.Fake.ReleaseCI()
+	h.waitState(p1, "merged")
+	h.waitFor("the stall to clear", func() bool { return stalled() == 0 }, nil)
+	if w := h.waitingFor(p1); w != nil {
+		t.Errorf("#%d, merged, still waits for %s", p1, spew(w))
+	}
+}
+
+func spew(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,14 @@
+-- 0017_stalls: never stall in silence (issue #19). A run whose required
+-- checks never start (queue setting checksStartTimeoutMinutes, default 10)
+-- is tested once more, then pauses the queue: each entry counts its runs in
+-- a row whose checks never started. A queue where nothing happens raises a
+-- stall alert (stallAlertMinutes, default 60). Every stored queue gets both
+-- settings' defaults, so no row lacks the keys (they would decode as 0,
+-- "off").
+ALTER TABLE entries ADD COLUMN checks_missing INTEGER NOT NULL DEFAULT 0;
+UPDATE queues
+SET settings = json_set(settings, '$.checks_start_timeout_minutes', 10)
+WHERE json_type(settings, '$.checks_start_timeout_minutes') IS NULL;
+UPDATE queues
+SET settings = json_set(settings, '$.stall_alert_minutes', 60)
+WHERE json_type(settings, '$.stall_alert_minutes') IS NULL;

@@ -59,6 +59,10 @@ const (
 	// row; it waits, without blame, while the queue is paused (our
 	// extension).
 	ReasonChecksNotStarted Reason = "checks_not_started"
+	// ReasonRetryingFailedCheck: its run failed on a check; it is tried
+	// again on a new test commit, keeping its place (checkRetries; our
+	// extension).
+	ReasonRetryingFailedCheck Reason = "retrying_failed_check"
 )
 
 // PRFacts is what the queue last learned about a pull request from GitHub.
@@ -139,6 +143,12 @@ type Entry struct {
 	// never started (checksStartTimeoutMinutes): the first is tested once
 	// more; the second pauses the queue and sets it back to 0.
 	ChecksMissing int
+	// CheckAttempts counts the runs of the entry that failed on a check and
+	// were tried again (Settings.CheckRetries); CheckRetryLog holds their
+	// failures, for the detail of the attempt that decides. Both are
+	// cleared when the entry ends.
+	CheckAttempts int
+	CheckRetryLog string
 
 	// RunID is the test run currently testing the entry ("" if none).
 	RunID string

@@ -44,6 +44,18 @@ func (s Settings) ChecksStartTimeout() time.Duration {
 	return saturatingDuration(s.ChecksStartTimeoutMinutes, time.Minute)
 }
 
+// DefaultCheckRetryBudgetPercent is CheckRetryBudgetPercent when unset.
+const DefaultCheckRetryBudgetPercent = 20
+
+// EffectiveCheckRetryBudgetPercent is CheckRetryBudgetPercent, or
+// DefaultCheckRetryBudgetPercent when unset.
+func (s Settings) EffectiveCheckRetryBudgetPercent() int {
+	if s.CheckRetryBudgetPercent <= 0 {
+		return DefaultCheckRetryBudgetPercent
+	}
+	return s.CheckRetryBudgetPercent
+}
+
 // BatchingMaxWait is BatchingMaxWaitTimeMinutes as a duration (0 when not
 // positive), saturating like TestingTimeout.
 func (s Settings) BatchingMaxWait() time.Duration {

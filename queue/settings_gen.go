@@ -28,6 +28,10 @@ const (
 	MaxChecksStartTimeoutMinutes = 1440
 	// MaxStallAlertMinutes bounds stallAlertMinutes: a week.
 	MaxStallAlertMinutes = 10080
+	// MaxCheckRetries bounds checkRetries.
+	MaxCheckRetries = 5
+	// MaxCheckRetryBudgetPercent bounds checkRetryBudgetPercent.
+	MaxCheckRetryBudgetPercent = 100
 )
 
 // Mode is the queue's testing mode.
@@ -178,6 +182,14 @@ type Settings struct {
 	// admitted PRs has seen nothing happen (no state change, run, check report
 	// or settings change) for so many minutes (0 = off).
 	StallAlertMinutes int
+	// CheckRetries is how many times a run that failed on a required check is
+	// tried again, on a new test commit with the same tree, while its PRs keep
+	// their place (0 = never), within CheckRetryBudgetPercent.
+	CheckRetries int
+	// CheckRetryBudgetPercent bounds the retries of CheckRetries to this share
+	// of the runs the queue started in the last hour, rounded up (0 =
+	// DefaultCheckRetryBudgetPercent).
+	CheckRetryBudgetPercent int
 }
 
 // DefaultSettings are the settings of a new queue (SPEC §7); the others are
@@ -270,6 +282,8 @@ type QueueUpdate struct {
 	ChecksStartTimeoutMinutes  *int
 	TestingTimeoutFromHistory  *bool
 	StallAlertMinutes          *int
+	CheckRetries               *int
+	CheckRetryBudgetPercent    *int
 }
 
 // CheckFields checks each field u writes on its own: an enum's value (in any
@@ -381,6 +395,16 @@ func (u QueueUpdate) CheckFields() error {
 			return Inputf("stallAlertMinutes must be between 0 and %d (a week), got %d", MaxStallAlertMinutes, v)
 		}
 	}
+	if u.CheckRetries != nil {
+		if v := *u.CheckRetries; v < 0 || v > MaxCheckRetries {
+			return Inputf("checkRetries must be between 0 and %d, got %d", MaxCheckRetries, v)
+		}
+	}
+	if u.CheckRetryBudgetPercent != nil {
+		if v := *u.CheckRetryBudgetPercent; v < 1 || v > MaxCheckRetryBudgetPercent {
+			return Inputf("checkRetryBudgetPercent must be between 1 and %d, got %d", MaxCheckRetryBudgetPercent, v)
+		}
+	}
 	return nil
 }
 
@@ -488,6 +512,12 @@ func (u QueueUpdate) ApplySettings(s Settings) (Settings, error) {
 	if u.StallAlertMinutes != nil {
 		s.StallAlertMinutes = *u.StallAlertMinutes
 	}
+	if u.CheckRetries != nil {
+		s.CheckRetries = *u.CheckRetries
+	}
+	if u.CheckRetryBudgetPercent != nil {
+		s.CheckRetryBudgetPercent = *u.CheckRetryBudgetPercent
+	}
 	if err := s.Validate(); err != nil {
 		return s, err
 	}
@@ -565,6 +595,14 @@ func (s Settings) Validate() error {
 	}
 	if s.StallAlertMinutes < 0 || s.StallAlertMinutes > MaxStallAlertMinutes {
 		return Inputf("stallAlertMinutes must be between 0 and %d (a week), got %d", MaxStallAlertMinutes, s.StallAlertMinutes)
+	}
+	if s.CheckRetries < 0 || s.CheckRetries > MaxCheckRetries {
+		return Inputf("checkRetries must be between 0 and %d, got %d", MaxCheckRetries, s.CheckRetries)
+	}
+	if s.CheckRetryBudgetPercent != 0 {
+		if s.CheckRetryBudgetPercent < 1 || s.CheckRetryBudgetPercent > MaxCheckRetryBudgetPercent {
+			return Inputf("checkRetryBudgetPercent must be between 1 and %d, got %d", MaxCheckRetryBudgetPercent, s.CheckRetryBudgetPercent)
+		}
 	}
 	return nil
 }

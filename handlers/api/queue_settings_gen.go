@@ -50,6 +50,8 @@ type queueFields struct {
 	ChecksStartTimeoutMinutes   *int               `json:"checksStartTimeoutMinutes"`
 	TestingTimeoutFromHistory   *bool              `json:"testingTimeoutFromHistory"`
 	StallAlertMinutes           *int               `json:"stallAlertMinutes"`
+	CheckRetries                *int               `json:"checkRetries"`
+	CheckRetryBudgetPercent     *int               `json:"checkRetryBudgetPercent"`
 }
 
 // settingsUpdate is the queue.QueueUpdate of the settings fields (State
@@ -91,6 +93,8 @@ func (f *queueFields) settingsUpdate() (queue.QueueUpdate, error) {
 		ChecksStartTimeoutMinutes:   f.ChecksStartTimeoutMinutes,
 		TestingTimeoutFromHistory:   f.TestingTimeoutFromHistory,
 		StallAlertMinutes:           f.StallAlertMinutes,
+		CheckRetries:                f.CheckRetries,
+		CheckRetryBudgetPercent:     f.CheckRetryBudgetPercent,
 	}, nil
 }
 
@@ -135,6 +139,8 @@ type queueJSON struct {
 	ChecksStartTimeoutMinutes   int               `json:"checksStartTimeoutMinutes"`
 	TestingTimeoutFromHistory   bool              `json:"testingTimeoutFromHistory"`
 	StallAlertMinutes           int               `json:"stallAlertMinutes"`
+	CheckRetries                int               `json:"checkRetries"`
+	CheckRetryBudgetPercent     int               `json:"checkRetryBudgetPercent"`
 }
 
 // newQueueJSON renders q: each setting as its declaration shows it (an unset
@@ -177,5 +183,7 @@ func newQueueJSON(q *queue.Queue) queueJSON {
 		ChecksStartTimeoutMinutes:   s.ChecksStartTimeoutMinutes,
 		TestingTimeoutFromHistory:   s.TestingTimeoutFromHistory,
 		StallAlertMinutes:           s.StallAlertMinutes,
+		CheckRetries:                s.CheckRetries,
+		CheckRetryBudgetPercent:     s.EffectiveCheckRetryBudgetPercent(),
 	}
 }

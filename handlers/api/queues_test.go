@@ -125,6 +125,8 @@ var queueShape = map[string]string{
 	"checksStartTimeoutMinutes":   "integer",
 	"testingTimeoutFromHistory":   "boolean",
 	"stallAlertMinutes":           "integer",
+	"checkRetries":                "integer",
+	"checkRetryBudgetPercent":     "integer",
 }
 
 // enqueuedShape is seed §2.4.

@@ -24,6 +24,10 @@ type Transition struct {
 	// FlakeRetry marks the one retest of a chain failure that a passing
 	// isolation run vouched for (Entry.FlakeRetried).
 	FlakeRetry bool
+	// RetryFailure is, for a retry of a run that failed on a check
+	// (reason retrying_failed_check), what failed: added to the entry's
+	// CheckRetryLog as it counts the attempt.
+	RetryFailure string
 }
 
 // FinishRun records a test run's result, decided from its checks or its

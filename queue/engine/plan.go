@@ -100,6 +100,9 @@ func (p *planner) runResults() Action {
 				reason := queue.Reason("")
 				if status == queue.RunFailed {
 					reason = queue.ReasonTestsFailed
+					if a := p.checkRetry(r, detail); a != nil {
+						return a
+					}
 				}
 				return FinishRun{RunID: r.ID, Status: status, Reason: reason, Detail: detail}
 			}

@@ -32,6 +32,11 @@ type Snapshot struct {
 	// which set the testing timeout under TestingTimeoutFromHistory (loaded
 	// only then: nil otherwise).
 	Recent []*queue.TestRun
+	// RetryBudget is how many more runs that failed on a check may be
+	// tried again now (Settings.CheckRetries, within
+	// CheckRetryBudgetPercent of the last hour's runs); the service
+	// computes it only when a run in progress has failed.
+	RetryBudget int
 
 	// idx holds lookups built on first use; Next drops it on entry, so a
 	// snapshot changed between calls (as tests do) is indexed afresh.

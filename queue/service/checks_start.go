@@ -14,7 +14,8 @@ import (
 // keeps its frozen place in the queue: a restart on request, and a run
 // whose checks never started (no fault of the PR).
 func keepsPlace(r queue.Reason) bool {
-	return r == queue.ReasonRestartedByUser || r == queue.ReasonRestartedChecksMissing || r == queue.ReasonChecksNotStarted
+	return r == queue.ReasonRestartedByUser || r == queue.ReasonRestartedChecksMissing || r == queue.ReasonChecksNotStarted ||
+		r == queue.ReasonRetryingFailedCheck
 }
 
 // checksNotStarted ends a run whose required checks never started, once

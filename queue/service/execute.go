@@ -46,6 +46,20 @@ func (s *Service) transition(ctx context.Context, fx *effects, q *queue.Queue, t
 			e.ChecksMissing++
 		case queue.ReasonChecksNotStarted:
 			e.ChecksMissing = 0 // a fresh start once the queue runs again
+		case queue.ReasonRetryingFailedCheck:
+			e.CheckAttempts++
+			if e.CheckRetryLog != "" {
+				e.CheckRetryLog += "; "
+			}
+			e.CheckRetryLog += fmt.Sprintf("attempt %d: %s", e.CheckAttempts, t.RetryFailure)
+		}
+		if from != t.To && e.CheckAttempts > 0 &&
+			(t.To == queue.StateTestsPassed || t.To == queue.StateFailed || t.To == queue.StatePendingFailure) {
+			t.Detail += fmt.Sprintf(" (attempt %d of %d; earlier %s)", e.CheckAttempts+1, q.Settings.CheckRetries+1, e.CheckRetryLog)
+			e.StateReasonDetail = t.Detail
+		}
+		if t.To.Terminal() {
+			e.CheckAttempts, e.CheckRetryLog = 0, ""
 		}
 		if (t.ClearRun && !keepsPlace(t.Reason)) || t.To.Terminal() {
 			e.Position = 0 // its place is no longer frozen

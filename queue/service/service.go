@@ -259,6 +259,11 @@ func (s *Service) snapshot(ctx context.Context, queueID int64, head string, requ
 		return nil, fmt.Errorf("failed to list merges: %w", err)
 	}
 	snap := &engine.Snapshot{Queue: q, TargetHead: head, Entries: entries, Runs: runs, Checks: checks, Merges: merges, Required: required}
+	if q.Settings.CheckRetries > 0 && failingRun(snap) {
+		if snap.RetryBudget, err = s.retryBudget(ctx, q); err != nil {
+			return nil, err
+		}
+	}
 	if q.Settings.TestingTimeoutFromHistory {
 		if snap.Recent, err = s.store.RecentRuns(ctx, queueID, queue.HistoryTimeoutRuns); err != nil {
 			return nil, fmt.Errorf("failed to list recent runs: %w", err)

@@ -60,8 +60,14 @@ func (s *Service) startRun(ctx context.Context, fx *effects, snap *engine.Snapsh
 		if e == nil {
 			return fmt.Errorf("entry %s is not active", id)
 		}
-		spec.Heads = append(spec.Heads, queue.MergeHead{PRNumber: e.PRNumber, SHA: e.PRSHA,
-			Message: fmt.Sprintf("Merge #%d (%s) into merge queue test branch", e.PRNumber, e.PR.Title)})
+		msg := fmt.Sprintf("Merge #%d (%s) into merge queue test branch", e.PRNumber, e.PR.Title)
+		// A unit tried again (a check failed, or none started) gets a new
+		// test commit, not the one whose checks are recorded: the attempt
+		// is in its merge message.
+		if n := e.CheckAttempts + e.ChecksMissing; n > 0 && slices.Contains(a.Unit, id) {
+			msg += fmt.Sprintf(" (attempt %d)", n+1)
+		}
+		spec.Heads = append(spec.Heads, queue.MergeHead{PRNumber: e.PRNumber, SHA: e.PRSHA, Message: msg})
 	}
 	done, err := s.recordBranches(ctx, q, run.ID, spec.Name)
 	if err != nil {

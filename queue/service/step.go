@@ -97,6 +97,8 @@ func (s *Service) prepare(ctx context.Context, fx *effects, snap *engine.Snapsho
 	case engine.CheckDirect:
 		s.checkDirect(fx, snap, a)
 		return nil
+	case engine.RetryFailedCheck:
+		return s.retryFailedCheck(ctx, fx, snap, a)
 	case engine.ChecksNotStarted:
 		return s.checksNotStarted(fx, snap, a)
 	case engine.IsolationResult:

@@ -258,4 +258,25 @@ var All = []Setting{
 		Example:  45,
 		SimFixed: "an alert only: it changes no decision of the engine",
 	},
+	{
+		API: "checkRetries", Field: "CheckRetries", Store: "check_retries", Kind: Int, LaterKey: true,
+		Min: 0, Max: 5, MaxConst: "MaxCheckRetries",
+		Doc: "CheckRetries is how many times a run that failed on a required check is tried again, on a new test " +
+			"commit with the same tree, while its PRs keep their place (0 = never), within CheckRetryBudgetPercent.",
+		Rule: "our extension: 0 = never. The PRs keep their place and the runs behind wait as for any undecided " +
+			"failure; each attempt shows as \"attempt 2 of 3\" in the state detail (check run, comment, API, " +
+			"dashboard, notifications), and a PR that fails every attempt fails with all of them linked",
+		Example:  2,
+		SimFixed: "the suite's flakes are drawn per run; the service and end-to-end tests cover retries",
+	},
+	{
+		API: "checkRetryBudgetPercent", Field: "CheckRetryBudgetPercent", Store: "check_retry_budget_percent", Kind: Int,
+		LaterKey: true, Unset: true, Shown: "EffectiveCheckRetryBudgetPercent", DefaultDoc: "`20`",
+		Min: 1, Max: 100, MaxConst: "MaxCheckRetryBudgetPercent",
+		Doc: "CheckRetryBudgetPercent bounds the retries of CheckRetries to this share of the runs the queue " +
+			"started in the last hour, rounded up (0 = DefaultCheckRetryBudgetPercent).",
+		Rule:     "our extension: retries in the last hour stay within this share of the runs started in it (rounded up)",
+		Example:  50,
+		SimFixed: "the suite does not retry (checkRetries is fixed at 0)",
+	},
 }

@@ -64,6 +64,8 @@ func entryColumns(e *queue.Entry) []column {
 		{"isolation_passed", e.IsolationPassed, &e.IsolationPassed},
 		{"flake_retried", e.FlakeRetried, &e.FlakeRetried},
 		{"checks_missing", e.ChecksMissing, &e.ChecksMissing},
+		{"check_attempts", e.CheckAttempts, &e.CheckAttempts},
+		{"check_retry_log", e.CheckRetryLog, &e.CheckRetryLog},
 	}
 }
 

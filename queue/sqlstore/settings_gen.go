@@ -51,4 +51,10 @@ type settingsDoc struct {
 	// zero value (testingTimeoutFromHistory's default).
 	TestingTimeoutFromHistory bool `json:"testing_timeout_from_history"`
 	StallAlertMinutes         int  `json:"stall_alert_minutes"`
+	// Added after queues were stored: older rows lack it and decode as the
+	// zero value (checkRetries's default).
+	CheckRetries int `json:"check_retries"`
+	// Added after queues were stored: older rows lack it and decode as the
+	// zero value (checkRetryBudgetPercent's default).
+	CheckRetryBudgetPercent int `json:"check_retry_budget_percent"`
 }

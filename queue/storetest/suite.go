@@ -87,7 +87,7 @@ func fullEntry(id string, queueID int64, pr int) *queue.Entry {
 		Submitter: "bob", Source: "comment",
 		SubmittedAt: at(3 * time.Second), AdmittedAt: at(4 * time.Second), ConcludedAt: at(5 * time.Second),
 		Seq: 42, Position: 11, Vouched: true, MergeBase: "base123", RunID: "run-1", BlockedBy: "entry-0", MergeIntent: true, MergeAttempts: 3,
-		NextAttemptAt: at(6 * time.Second), Restarts: 2, PRCheckedAt: at(7 * time.Second), ChecksMissing: 1,
+		NextAttemptAt: at(6 * time.Second), Restarts: 2, PRCheckedAt: at(7 * time.Second), ChecksMissing: 1, CheckAttempts: 1, CheckRetryLog: "ci/test failed: https://ci/1",
 		DirectBase: "base456", DirectContains: true, CancelReason: queue.ReasonUserRequested, CancelDetail: "by @carol",
 		Conflict: &queue.Conflict{Base: "base789", Before: []string{"e7", "e8"}, Probed: true, Alone: true, With: "e8"},
 	}

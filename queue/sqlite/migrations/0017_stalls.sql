@@ -6,6 +6,10 @@
 -- settings' defaults, so no row lacks the keys (they would decode as 0,
 -- "off").
 ALTER TABLE entries ADD COLUMN checks_missing INTEGER NOT NULL DEFAULT 0;
+-- A run that failed on a check is tried again (checkRetries): each entry
+-- counts its attempts and keeps their failures.
+ALTER TABLE entries ADD COLUMN check_attempts INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE entries ADD COLUMN check_retry_log TEXT NOT NULL DEFAULT '';
 UPDATE queues
 SET settings = json_set(settings, '$.checks_start_timeout_minutes', 10)
 WHERE json_type(settings, '$.checks_start_timeout_minutes') IS NULL;

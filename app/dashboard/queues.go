@@ -30,7 +30,9 @@ type queueView struct {
 	HistoryPage string
 	ChartsPage  string
 	// Stall says why the queue is stalled ("" when it is not).
-	Stall   string
+	Stall string
+	// Flaky are the required checks' failures of the last week.
+	Flaky   []FlakyCheck
 	Units   []unitView
 	Entries []entryView
 	// Events are the latest state changes, newest first.
@@ -151,6 +153,9 @@ func (d *Dashboard) queueView(ctx context.Context, q *queue.Queue) (*queueView, 
 	waits, err := d.reads.Waiting(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("failed to tell what the entries of %s wait for: %w", q.Key, err)
+	}
+	if qv.Flaky, err = d.reads.FlakyChecks(ctx, q); err != nil {
+		return nil, fmt.Errorf("failed to measure the flaky checks of %s: %w", q.Key, err)
 	}
 	ordered := inQueueOrder(entries, ests)
 	byID := map[string]*queue.Entry{}

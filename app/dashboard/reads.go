@@ -30,6 +30,9 @@ type QueueReads interface {
 	// Stalled says why q is stalled: nothing happened in it for its
 	// stallAlertMinutes while PRs wait (nil when it is not).
 	Stalled(ctx context.Context, q *queue.Queue) (*readside.Stall, error)
+	// FlakyChecks returns how each required check's failures of the last
+	// week turned out, most failures first.
+	FlakyChecks(ctx context.Context, q *queue.Queue) ([]FlakyCheck, error)
 	// GetEntry returns the queue's entry of PR number, ended or not
 	// (queue.ErrNotFound).
 	GetEntry(ctx context.Context, queueID int64, number int) (*queue.Entry, error)
@@ -51,6 +54,11 @@ type QueueReads interface {
 	// first.
 	ListEvents(ctx context.Context, queueID int64, since time.Time) ([]queue.Event, error)
 }
+
+// FlakyCheck is how a required check's failures of the last week turned
+// out: Flaky() of its Failures passed on retry or were vouched for
+// (Percent()).
+type FlakyCheck = readside.FlakyCheck
 
 // Estimate is where an admitted entry stands, as the queue predicts it
 // (docs/eta.md): its 1-based Position among Of admitted entries in queue

@@ -32,6 +32,7 @@ var durationBuckets = []float64{60, 300, 600, 900, 1800, 3600, 5400, 7200}
 type queueCollectors struct {
 	depth, awaiting, slots *prometheus.GaugeVec
 	conclusions, restarts  *prometheus.GaugeVec
+	checkFailures, flakes  *prometheus.GaugeVec
 	wait, test, inQueue    *prometheus.HistogramVec
 	registry               *prometheus.Registry
 }
@@ -60,9 +61,16 @@ func newQueueCollectors() (*queueCollectors, error) {
 			"For pull requests that left the queue in the last hour: seconds their last test run took to pass or fail."),
 		inQueue: hist("mq_pr_time_in_queue_1h_seconds",
 			"For pull requests that left the queue in the last hour: seconds from submission to leaving the queue."),
+		checkFailures: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mq_check_failures_7d",
+			Help: "Test runs that failed on a required check in the last 7 days, by check (a sliding window: a gauge)."},
+			append(append([]string{}, metricLabels...), "check")),
+		flakes: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mq_check_flaky_failures_7d",
+			Help: "Of mq_check_failures_7d, those that passed on retry or were vouched for by a later run (flakes)."},
+			append(append([]string{}, metricLabels...), "check")),
 		registry: prometheus.NewRegistry(),
 	}
-	for _, col := range []prometheus.Collector{c.depth, c.awaiting, c.slots, c.conclusions, c.restarts, c.wait, c.test, c.inQueue} {
+	for _, col := range []prometheus.Collector{c.depth, c.awaiting, c.slots, c.conclusions, c.restarts, c.wait, c.test, c.inQueue,
+		c.checkFailures, c.flakes} {
 		if err := c.registry.Register(col); err != nil {
 			return nil, fmt.Errorf("failed to register queue metrics: %w", err)
 		}
@@ -84,6 +92,11 @@ func (c *queueCollectors) add(m *readside.QueueMetrics) {
 			Set(float64(m.Conclusions[st]))
 	}
 	c.restarts.With(main).Set(float64(m.Restarts))
+	for _, f := range m.Flaky {
+		l := prometheus.Labels{"repo": repo, "branch": branch, "queue_type": "main", "check": f.Name}
+		c.checkFailures.With(l).Set(float64(f.Failures))
+		c.flakes.With(l).Set(float64(f.Flaky()))
+	}
 	for _, h := range []struct {
 		vec *prometheus.HistogramVec
 		ds  []time.Duration

@@ -38,6 +38,9 @@ type QueueMetrics struct {
 	WaitTimes    []time.Duration
 	TestTimes    []time.Duration
 	TimesInQueue []time.Duration
+	// Flaky are the required checks' failures over FlakyWindow and how many
+	// were flakes (FlakyChecks).
+	Flaky []FlakyCheck
 }
 
 // QueueMetrics computes a queue's current gauges and its figures over the
@@ -96,6 +99,9 @@ func (r *Reads) QueueMetrics(ctx context.Context, q *queue.Queue, window time.Du
 				earliest = e.SubmittedAt
 			}
 		}
+	}
+	if m.Flaky, err = r.FlakyChecks(ctx, q); err != nil {
+		return nil, err
 	}
 	if len(concluded) == 0 {
 		return m, nil

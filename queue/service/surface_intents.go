@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/readside"
+	"github.com/mergequeue/mq/queue/textsafe"
 )
 
 // showChange records, in the transaction of an entry's change, what GitHub
@@ -24,7 +26,17 @@ func showChange(ctx context.Context, tx queue.Store, q *queue.Queue, e *queue.En
 	base := queue.Notice{Repo: q.Key.Repo, PRNumber: e.PRNumber, CreatedAt: ev.At}
 	if q.Settings.CommentsEnabled && (e.State == queue.StateFailed || e.State == queue.StateCancelled) {
 		n := base
-		n.Key, n.Kind, n.Body = fmt.Sprintf("mention:%d", ev.ID), queue.NoticeComment, failureComment(q, e)
+		body := failureComment(q, e)
+		if name, ok := queue.FailedCheckName(e.StateReasonDetail); ok && e.StateReason == queue.ReasonTestsFailed {
+			checks, err := readside.LoadFlakyChecks(ctx, tx, q, ev.At)
+			if err != nil {
+				return err
+			}
+			if note := readside.FlakyNote(checks, name); note != "" {
+				body += "\n\n" + textsafe.MarkdownCode(name) + " " + textsafe.Markdown(note) + "."
+			}
+		}
+		n.Key, n.Kind, n.Body = fmt.Sprintf("mention:%d", ev.ID), queue.NoticeComment, body
 		if _, err := tx.AddNotice(ctx, &n); err != nil {
 			return err
 		}

@@ -113,6 +113,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.ours.CanOptimisticallyMerge, "ours-optimistic", false, "our canOptimisticallyMerge")
 	fs.BoolVar(&o.ours.SkipRedundantTests, "ours-skip-redundant", false, "optimizationMode bisection_skip_redundant_tests")
 	fs.IntVar(&o.ours.BisectionParts, "ours-bisection-parts", 0, "our bisectionParts: parts a failed batch is split into (0 = halves)")
+	fs.IntVar(&o.ours.CheckRetries, "ours-retries", 0, "our checkRetries: a run that failed on its check is tried again on a new test commit")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

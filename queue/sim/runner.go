@@ -93,6 +93,10 @@ type OursConfig struct {
 	SkipRedundantTests     bool
 	BisectionParts         int  // 0 = halves
 	Isolation              bool // isolationRuns (runner_isolation.go)
+	// CheckRetries tries a run that failed on its check again, on a new
+	// test commit (checkRetries, within the default budget): its CI draws
+	// a flake afresh.
+	CheckRetries int
 }
 
 // Settings are the engine settings for c.
@@ -120,6 +124,7 @@ func (c OursConfig) Settings() queue.Settings {
 	}
 	s.RequiredStatuses = []string{CICheck}
 	s.IsolationRuns = c.Isolation
+	s.CheckRetries = c.CheckRetries
 	return s
 }
 
@@ -151,6 +156,9 @@ func (c OursConfig) Label() string {
 	}
 	if s.CanOptimisticallyMerge {
 		parts = append(parts, "opt")
+	}
+	if s.CheckRetries > 0 {
+		parts = append(parts, fmt.Sprintf("retry=%d", s.CheckRetries))
 	}
 	return "ours(" + strings.Join(isolationLabel(c, parts), ",") + ")"
 }

@@ -107,6 +107,11 @@ func (s *Service) endChecksNotStarted(ctx context.Context, fx *effects, q *queue
 			return err
 		}
 	}
+	// No entry may hold the run any more (they moved on meanwhile): close
+	// it anyway, or the engine would find its checks missing again.
+	if err := s.closeRunIfUnused(ctx, fx, q, run.ID); err != nil {
+		return err
+	}
 	if s.opts.OnChecksNotStarted != nil {
 		s.opts.OnChecksNotStarted(q.Key, a.Outage)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mergequeue/mq/app"
 	"github.com/mergequeue/mq/githubx/fakegithub"
+	"github.com/mergequeue/mq/queue"
 )
 
 // shiftedClock is the real clock plus an offset a test moves forward, so
@@ -125,5 +126,47 @@ func TestChecksThatNeverStartRetryOnceThenPauseTheQueue(t *testing.T) {
 	h.waitState(pr, "merged")
 	if reason := h.queueField("state"); reason != "running" {
 		t.Errorf("queue %v after the resume, want running", reason)
+	}
+}
+
+// Only silent runs in a row pause the queue: a run whose checks started in
+// between (here, one that failed and is retried) makes the next silent run
+// a first time again, tested once more instead of pausing the queue.
+func TestChecksThatStartedInBetweenResetTheCount(t *testing.T) {
+	t.Parallel()
+	clock := &shiftedClock{}
+	var mu sync.Mutex
+	silent := map[int]bool{1: true, 3: true} // the CI ignores the 1st and 3rd test branches
+	pushes := 0
+	h := newHarnessWith(t, Options{Now: clock.Now, CI: fakegithub.CIOptions{Silent: func(branch, _ string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		pushes++
+		return silent[pushes]
+	}}})
+	h.createQueueWith(func(s *queue.Settings) { s.CheckRetries, s.CheckRetryBudgetPercent = 1, 100 })
+	h.env.Fake.SetCIHold(true)
+	pr := h.openPR("one", map[string]string{"one.txt": "1\n"})
+	h.submit(pr)
+	first := h.waitState(pr, "testing")
+	clock.Advance(11 * time.Minute)
+	h.waitFor("the second run", func() bool {
+		s, _ := h.entry(pr)
+		return s.State == "testing" && s.TestRunID != first.TestRunID
+	}, nil)
+	h.completeRunOf(pr, false) // its checks started, and failed: tried again
+	if s := h.waitState(pr, "pending"); s.StateReason != "retrying_failed_check" {
+		t.Fatalf("#%d: %+v; want a retry of the failed check", pr, s)
+	}
+	third := h.waitState(pr, "testing")
+	clock.Advance(11 * time.Minute)
+	var last submitted
+	h.waitFor("the silent third run to be tested once more", func() bool {
+		last, _ = h.entry(pr)
+		return last.TestRunID != third.TestRunID && (last.State == "testing" || last.StateReason == "checks_not_started")
+	}, func() string { return last.State + " " + last.StateReason })
+	if last.StateReason == "checks_not_started" || h.queueState() != "running" {
+		t.Errorf("#%d: %+v, queue %s; a silent run after one whose checks started must be retried, not pause the queue",
+			pr, last, h.queueState())
 	}
 }

@@ -123,7 +123,7 @@ func (ci *ciRunner) list(pendingOnly bool) []CIRun {
 // trigger registers a run for sha on branch and queues its start. Called
 // with r.mu held.
 func (ci *ciRunner) trigger(r *repo, branch, sha string) {
-	if ci.opts.Disabled {
+	if ci.opts.Disabled || (ci.opts.Silent != nil && ci.opts.Silent(branch, sha)) {
 		return
 	}
 	ci.mu.Lock()

@@ -67,6 +67,9 @@ type CIOptions struct {
 	// say, asks the queue what it tests. It runs with the repository
 	// locked, so it must not call the fake GitHub.
 	AtPush func(run CIRun)
+	// Silent, if set, picks pushes the CI ignores: it starts no run for
+	// them and reports nothing (a CI that never starts).
+	Silent func(branch, sha string) bool
 }
 
 // Fault makes the next Times requests that match Method and PathContains

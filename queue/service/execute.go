@@ -47,6 +47,7 @@ func (s *Service) transition(ctx context.Context, fx *effects, q *queue.Queue, t
 		case queue.ReasonChecksNotStarted:
 			e.ChecksMissing = 0 // a fresh start once the queue runs again
 		case queue.ReasonRetryingFailedCheck:
+			e.ChecksMissing = 0 // its checks did start
 			e.CheckAttempts++
 			if e.CheckRetryLog != "" {
 				e.CheckRetryLog += "; "

@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"testing"
+
+	"github.com/mergequeue/mq/queue/sqlstore"
 )
 
 // Upgrading to 0017 gives every stored queue the defaults of
@@ -26,7 +28,10 @@ func TestMigration0017ChecksStartTimeoutDefault(t *testing.T) {
 	if err := migrate(ctx, db, embeddedMigrations); err != nil {
 		t.Fatalf("migrate to the end: %v", err)
 	}
-	s := &Store{ops: ops{rd: db, wr: db}, writer: db, reader: db}
+	s, err := sqlstore.New(ctx, db, db, sqlstore.Options{Dialect: Dialect})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for id, want := range map[int64]int{1: 10, 2: 0} {
 		q, err := s.GetQueueByID(ctx, id)
 		if err != nil {

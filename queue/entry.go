@@ -52,14 +52,14 @@ const (
 	ReasonLabelRemoved               Reason = "label_removed"
 	ReasonMergedByQueue              Reason = "merged_by_queue"
 	ReasonMergedManually             Reason = "merged_manually"
-	// ReasonRestartedChecksMissing: the required checks of its run never
+	// ReasonRestartedChecksMissing means the required checks of its run never
 	// started; it is tested once more on a new test commit (our extension).
 	ReasonRestartedChecksMissing Reason = "restarted_checks_not_started"
-	// ReasonChecksNotStarted: the required checks never started twice in a
+	// ReasonChecksNotStarted means the required checks never started twice in a
 	// row; it waits, without blame, while the queue is paused (our
 	// extension).
 	ReasonChecksNotStarted Reason = "checks_not_started"
-	// ReasonRetryingFailedCheck: its run failed on a check; it is tried
+	// ReasonRetryingFailedCheck means its run failed on a check; it is tried
 	// again on a new test commit, keeping its place (checkRetries; our
 	// extension).
 	ReasonRetryingFailedCheck Reason = "retrying_failed_check"

@@ -36,6 +36,10 @@ type Database interface {
 	NotificationCursor(ctx context.Context, target string) (record.NotificationCursor, error)
 	// SaveNotificationCursor stores c as the cursor of c.Target.
 	SaveNotificationCursor(ctx context.Context, c record.NotificationCursor) error
+	// ClaimNotificationCursor makes holder the only deliverer to target
+	// until now+hold, across the processes sharing the database, and
+	// returns its cursor; ok is false while another holder's claim is live.
+	ClaimNotificationCursor(ctx context.Context, target, holder string, now time.Time, hold time.Duration) (record.NotificationCursor, bool, error)
 
 	// CreateSession stores a new dashboard session (queue.ErrExists if its
 	// hash is taken).

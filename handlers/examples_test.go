@@ -42,7 +42,7 @@ func TestEveryExampleIsHandled(t *testing.T) {
 		}
 	}
 	svc, gh := newFakeService(), newFakeGitHub()
-	p := inbox.NewProcessor(store, New(testConfig(), svc, svc, gh), zerolog.Nop(), inbox.WithBatchSize(7))
+	p := inbox.NewProcessor(store, New(testConfig(), svc, svc, gh), zerolog.Nop())
 	got, err := p.ProcessPending(context.Background())
 	if err != nil || got != n || n < 90 {
 		t.Fatalf("ProcessPending = %d, %v; want %d (>= 90)", got, err, n)

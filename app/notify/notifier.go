@@ -2,6 +2,7 @@ package notify
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"net/http"
 	"sync"
@@ -25,10 +26,23 @@ type Options struct {
 	MaxBackoff time.Duration
 	// Observer, if set, is told about every delivery attempt.
 	Observer Observer
+	// Holder names this process among those sharing the store (replicas):
+	// one of them at a time delivers to a target. Default: a random name.
+	Holder string
 }
 
 // batchSize bounds the events read per step.
 const batchSize = 100
+
+// cursorHold is how long a step's claim of a target lasts, and stepFor how
+// long a step delivers before it ends (and the next one renews the claim):
+// a step outlasts stepFor by at most one event's delivery, whose requests
+// the client's timeout bounds, well within cursorHold. A process that dies
+// holding a target leaves it to another after cursorHold.
+const (
+	cursorHold = 2 * time.Minute
+	stepFor    = 30 * time.Second
+)
 
 // Notifier delivers the event log to the targets.
 type Notifier struct {
@@ -50,6 +64,9 @@ func New(store Store, opts Options) *Notifier {
 	}
 	if opts.MaxBackoff <= 0 {
 		opts.MaxBackoff = 10 * time.Minute
+	}
+	if opts.Holder == "" {
+		opts.Holder = "notifier-" + rand.Text()
 	}
 	return &Notifier{store: store, opts: opts}
 }
@@ -98,14 +115,18 @@ func (n *Notifier) run(ctx context.Context, t Target) {
 
 // Step delivers the target's due events, in order, and returns how long to
 // wait before the next step: zero when more events are waiting, the poll
-// interval when it caught up, the backoff after a failed delivery (whose
-// error it returns; the event is tried again next time).
+// interval when it caught up or when another process sharing the store
+// delivers to the target (holds its cursor), the backoff after a failed
+// delivery (whose error it returns; the event is tried again next time).
 func (n *Notifier) Step(ctx context.Context, t Target) (time.Duration, error) {
-	c, err := n.store.Cursor(ctx, t.key())
+	now := n.opts.Now()
+	c, ok, err := n.store.ClaimCursor(ctx, t.key(), n.opts.Holder, now, cursorHold)
 	if err != nil {
 		return n.opts.Poll, err
 	}
-	now := n.opts.Now()
+	if !ok {
+		return n.opts.Poll, nil
+	}
 	if wait := c.NextAttemptAt.Sub(now); wait > 0 {
 		return wait, nil
 	}
@@ -114,6 +135,9 @@ func (n *Notifier) Step(ctx context.Context, t Target) (time.Duration, error) {
 		return n.opts.Poll, err
 	}
 	for _, ev := range events {
+		if n.opts.Now().Sub(now) >= stepFor {
+			return 0, nil // the next step renews the claim
+		}
 		if err := n.deliver(ctx, t, ev, now); err != nil {
 			var de *deliveryError
 			if errors.As(err, &de) && de.Permanent {

@@ -113,7 +113,7 @@ func (f *fixture) event(t *testing.T, n int, from, to queue.EntryState, reason q
 }
 
 func (f *fixture) notifier(targets ...Target) *Notifier {
-	return New(sqliteStore{f.store}, Options{Targets: targets, DetailsURL: "http://mq.example/", Now: func() time.Time { return f.now }})
+	return New(sqliteStore{f.store}, Options{Targets: targets, DetailsURL: "http://mq.example/", Now: func() time.Time { return f.now }, Holder: "this process"})
 }
 
 func TestSignMatchesTheStandardWebhooksExample(t *testing.T) {

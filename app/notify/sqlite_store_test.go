@@ -2,6 +2,7 @@ package notify
 
 import (
 	"context"
+	"time"
 
 	"github.com/mergequeue/mq/queue/record"
 	"github.com/mergequeue/mq/queue/sqlite"
@@ -13,9 +14,9 @@ type sqliteStore struct{ *sqlite.Store }
 
 var _ Store = sqliteStore{}
 
-func (s sqliteStore) Cursor(ctx context.Context, target string) (Cursor, error) {
-	c, err := s.NotificationCursor(ctx, target)
-	return Cursor(c), err
+func (s sqliteStore) ClaimCursor(ctx context.Context, target, holder string, now time.Time, hold time.Duration) (Cursor, bool, error) {
+	c, ok, err := s.ClaimNotificationCursor(ctx, target, holder, now, hold)
+	return Cursor(c), ok, err
 }
 
 func (s sqliteStore) SaveCursor(ctx context.Context, c Cursor) error {

@@ -28,10 +28,13 @@ type Store interface {
 	// EventsAfter returns up to limit events of every queue with an ID
 	// above afterID, oldest first.
 	EventsAfter(ctx context.Context, afterID int64, limit int) ([]queue.Event, error)
-	// Cursor returns target's cursor. A target seen for the first time
-	// starts at the newest event: it is told about what happens from now
-	// on, not about the whole history.
-	Cursor(ctx context.Context, target string) (Cursor, error)
+	// ClaimCursor makes holder the only deliverer to target until now+hold
+	// and returns target's cursor, unless another holder's claim is live at
+	// now (ok false, nothing changed); a holder claiming again extends its
+	// claim. The claim holds across every process sharing the store. A
+	// target seen for the first time starts at the newest event: it is told
+	// about what happens from now on, not about the whole history.
+	ClaimCursor(ctx context.Context, target, holder string, now time.Time, hold time.Duration) (c Cursor, ok bool, err error)
 	// SaveCursor stores c as the cursor of c.Target.
 	SaveCursor(ctx context.Context, c Cursor) error
 }

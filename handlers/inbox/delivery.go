@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"context"
+	"time"
 
 	"github.com/mergequeue/mq/queue/record"
 )
@@ -23,4 +24,13 @@ type Store interface {
 	PendingDeliveries(ctx context.Context, limit int) ([]Delivery, error)
 	// FinishDelivery records an attempt; done marks it processed.
 	FinishDelivery(ctx context.Context, id string, done bool, errText string) error
+	// ClaimDeliveries claims, until now+hold, up to limit pending
+	// deliveries that no claim holds, oldest first: no other claim — of any
+	// process sharing the store — returns them until the claim ends
+	// (ReleaseDelivery, or now+hold passed).
+	ClaimDeliveries(ctx context.Context, now time.Time, hold time.Duration, limit int) ([]Delivery, error)
+	// ReleaseDelivery records an attempt at a claimed delivery as
+	// FinishDelivery does and ends its claim; one not done is claimed again
+	// from retryAt on (zero: at once).
+	ReleaseDelivery(ctx context.Context, id string, done bool, errText string, retryAt time.Time) error
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // fakeInbox is an in-memory Store.
@@ -14,6 +15,7 @@ type fakeInbox struct {
 	putErr   error
 	readErr  error
 	finishes []finishCall
+	heldTill map[string]time.Time // claims: id → claimable again at
 }
 
 type finishCall struct {
@@ -22,7 +24,9 @@ type finishCall struct {
 	ErrText string
 }
 
-func newFakeInbox() *fakeInbox { return &fakeInbox{byID: make(map[string]*Delivery)} }
+func newFakeInbox() *fakeInbox {
+	return &fakeInbox{byID: make(map[string]*Delivery), heldTill: make(map[string]time.Time)}
+}
 
 func (f *fakeInbox) PutDelivery(_ context.Context, d Delivery) (bool, error) {
 	f.mu.Lock()
@@ -51,6 +55,32 @@ func (f *fakeInbox) PendingDeliveries(_ context.Context, limit int) ([]Delivery,
 		}
 	}
 	return out, nil
+}
+
+func (f *fakeInbox) ClaimDeliveries(_ context.Context, now time.Time, hold time.Duration, limit int) ([]Delivery, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.readErr != nil {
+		return nil, f.readErr
+	}
+	var out []Delivery
+	for _, id := range f.order {
+		if d := f.byID[id]; !d.Done && len(out) < limit && !f.heldTill[id].After(now) {
+			f.heldTill[id] = now.Add(hold)
+			out = append(out, *d)
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeInbox) ReleaseDelivery(ctx context.Context, id string, done bool, errText string, retryAt time.Time) error {
+	if err := f.FinishDelivery(ctx, id, done, errText); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.heldTill[id] = retryAt
+	return nil
 }
 
 func (f *fakeInbox) FinishDelivery(_ context.Context, id string, done bool, errText string) error {

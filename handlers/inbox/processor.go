@@ -22,8 +22,13 @@ import (
 // backoff while newer deliveries go ahead: webhooks are hints and the queue
 // is level-triggered, so strict ordering is not needed for correctness.
 //
-// Backoff times are kept in memory; after a restart a failing delivery is
-// retried at once (its attempt count is durable, so the bound still holds).
+// Processes sharing the inbox (replicas on one database) share its
+// deliveries: each is claimed by one process before its handler runs, and
+// a failing one is held until its retry time, which the store keeps (a
+// store kept for one process may keep it in memory: after a restart such a
+// delivery is retried at once; its attempt count is durable, so the bound
+// still holds). A process that dies while handling a delivery leaves it
+// claimed for the handler timeout and a margin; then another takes it.
 type Processor struct {
 	inbox    Store
 	handlers map[string]githubapp.EventHandler
@@ -34,7 +39,6 @@ type Processor struct {
 	maxAttempts    int
 	retryBase      time.Duration
 	retryMax       time.Duration
-	batch          int
 	handlerTimeout time.Duration
 	now            func() time.Time
 	transient      func(error) bool
@@ -56,7 +60,6 @@ func NewProcessor(inbox Store, handlers []githubapp.EventHandler, logger zerolog
 		maxAttempts:    DefaultMaxAttempts,
 		retryBase:      DefaultRetryBase,
 		retryMax:       DefaultRetryMax,
-		batch:          DefaultBatchSize,
 		handlerTimeout: DefaultHandlerTimeout,
 		now:            time.Now,
 		transient:      func(error) bool { return false },
@@ -120,45 +123,47 @@ func (p *Processor) nextWait() time.Duration {
 	defer p.mu.Unlock()
 	wait := p.poll
 	now := p.now()
-	for _, at := range p.retryAt {
+	for id, at := range p.retryAt {
+		if !at.After(now) {
+			// Due: the next round claims it, unless another process
+			// sharing the inbox did; either way it is no longer awaited.
+			delete(p.retryAt, id)
+		}
 		wait = min(wait, max(at.Sub(now), time.Millisecond))
 	}
 	return wait
 }
 
-// ProcessPending processes every delivery that is pending now and not
-// waiting for a retry, including those stored while it runs, and returns
-// how many it attempted. Handler failures are recorded in the inbox, not
+// claimMargin is how much longer than a handler call a claim lasts: a
+// delivery is claimed by another process only once its claimer could no
+// longer be running its handler.
+const claimMargin = 30 * time.Second
+
+// ProcessPending processes every delivery that is pending now and that no
+// claim holds (a delivery waiting for its retry is held until then),
+// including those stored while it runs, and returns how many it attempted.
+// Each delivery is claimed before its handler runs (one at a time, for the
+// handler timeout and a margin): processes sharing the inbox never run the
+// same delivery at once. Handler failures are recorded in the inbox, not
 // returned; the error is an inbox failure or ctx ending.
 func (p *Processor) ProcessPending(ctx context.Context) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	seen := make(map[string]bool)
 	n := 0
-	for {
-		ds, err := p.inbox.PendingDeliveries(ctx, p.batch)
+	for ctx.Err() == nil {
+		ds, err := p.inbox.ClaimDeliveries(ctx, p.now(), p.handlerTimeout+claimMargin, 1)
 		if err != nil {
-			return n, fmt.Errorf("failed to read pending webhook deliveries: %w", err)
+			return n, fmt.Errorf("failed to claim pending webhook deliveries: %w", err)
 		}
-		fresh := false
-		for _, d := range ds {
-			if seen[d.ID] {
-				continue
-			}
-			seen[d.ID] = true
-			fresh = true
-			if at, ok := p.retryAt[d.ID]; ok && p.now().Before(at) {
-				continue
-			}
-			if err := p.process(ctx, d); err != nil {
-				return n, err
-			}
-			n++
-		}
-		if !fresh {
+		if len(ds) == 0 {
 			return n, nil
 		}
+		if err := p.process(ctx, ds[0]); err != nil {
+			return n, err
+		}
+		n++
 	}
+	return n, ctx.Err()
 }
 
 // process runs one delivery through its handler and records the outcome.
@@ -171,7 +176,7 @@ func (p *Processor) process(ctx context.Context, d Delivery) error {
 	if !ok {
 		log.Debug().Msg("no handler for webhook event; marking done")
 		p.observe(d, OutcomeUnhandled, 0)
-		return p.finish(ctx, d.ID, true, "")
+		return p.finish(ctx, d.ID, true, "", time.Time{})
 	}
 
 	start := time.Now()
@@ -180,7 +185,7 @@ func (p *Processor) process(ctx context.Context, d Delivery) error {
 	if herr == nil {
 		delete(p.retryAt, d.ID)
 		p.observe(d, OutcomeDone, took)
-		return p.finish(ctx, d.ID, true, "")
+		return p.finish(ctx, d.ID, true, "", time.Time{})
 	}
 	if ctx.Err() != nil {
 		// Shutting down: the attempt does not count; it runs again later.
@@ -192,13 +197,14 @@ func (p *Processor) process(ctx context.Context, d Delivery) error {
 		delete(p.retryAt, d.ID)
 		log.Error().Err(herr).Int("attempt", attempt).Msg("webhook delivery failed; giving up")
 		p.observe(d, OutcomeGaveUp, took)
-		return p.finish(ctx, d.ID, true, herr.Error())
+		return p.finish(ctx, d.ID, true, herr.Error(), time.Time{})
 	}
 	delay := p.backoff(attempt)
-	p.retryAt[d.ID] = p.now().Add(delay)
+	retryAt := p.now().Add(delay)
+	p.retryAt[d.ID] = retryAt
 	log.Warn().Err(herr).Int("attempt", attempt).Dur("retry_in", delay).Msg("webhook delivery failed; will retry")
 	p.observe(d, OutcomeRetry, took)
-	return p.finish(ctx, d.ID, false, herr.Error())
+	return p.finish(ctx, d.ID, false, herr.Error(), retryAt)
 }
 
 // call runs the handler with a bounded context, turning a panic into an error.
@@ -213,8 +219,10 @@ func (p *Processor) call(ctx context.Context, h githubapp.EventHandler, d Delive
 	return h.Handle(ctx, d.Event, d.ID, d.Payload)
 }
 
-func (p *Processor) finish(ctx context.Context, id string, done bool, errText string) error {
-	if err := p.inbox.FinishDelivery(ctx, id, done, errText); err != nil {
+// finish records the attempt and releases the delivery's claim; one not
+// done is claimed again from retryAt on.
+func (p *Processor) finish(ctx context.Context, id string, done bool, errText string, retryAt time.Time) error {
+	if err := p.inbox.ReleaseDelivery(ctx, id, done, errText, retryAt); err != nil {
 		return fmt.Errorf("failed to record webhook delivery %s: %w", id, err)
 	}
 	return nil

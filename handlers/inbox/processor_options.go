@@ -10,7 +10,6 @@ const (
 	DefaultMaxAttempts    = 5
 	DefaultRetryBase      = 2 * time.Second
 	DefaultRetryMax       = 2 * time.Minute
-	DefaultBatchSize      = 100
 	DefaultHandlerTimeout = 2 * time.Minute
 	// DefaultTransientWindow is how long a delivery failing transiently
 	// (GitHub unavailable) is retried: longer than any outage worth riding
@@ -59,15 +58,6 @@ func WithProcessorClock(now func() time.Time) ProcessorOption {
 	return func(p *Processor) {
 		if now != nil {
 			p.now = now
-		}
-	}
-}
-
-// WithBatchSize sets how many pending deliveries are read at once.
-func WithBatchSize(n int) ProcessorOption {
-	return func(p *Processor) {
-		if n > 0 {
-			p.batch = n
 		}
 	}
 }

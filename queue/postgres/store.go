@@ -33,7 +33,7 @@ const readPoolSize = 4
 const connectTimeout = 10 * time.Second
 
 // Dialect is PostgreSQL's, for the shared store (queue/sqlstore).
-var Dialect = &sqlstore.Dialect{Name: "PostgreSQL", Rebind: Rebind, Args: sqlstore.BoolsAsIntegers, IsUnique: isUniqueViolation}
+var Dialect = &sqlstore.Dialect{Name: "PostgreSQL", Rebind: Rebind, Args: sqlstore.BoolsAsIntegers, IsUnique: isUniqueViolation, SharedClaims: true}
 
 // isUniqueViolation reports whether err is a unique_violation (23505),
 // which a primary key's violation is too.

@@ -23,6 +23,13 @@ type Dialect struct {
 	Args func(args []any) []any
 	// IsUnique reports whether err is a unique or primary key violation.
 	IsUnique func(err error) bool
+	// SharedClaims says that the schema keeps the claims of inbox
+	// deliveries (deliveries.held_until) and of notification cursors
+	// (notification_cursors.holder, held_until) and that the database takes
+	// rows with FOR UPDATE SKIP LOCKED: several processes share the inbox
+	// and the outbox. Without it the claims are kept in the Store's memory,
+	// which is enough for the one process a database without it serves.
+	SharedClaims bool
 }
 
 func (d *Dialect) rebind(q string) string {

@@ -44,6 +44,9 @@ type Store struct {
 	deliveries *deliveryBatcher
 	dialect    *Dialect
 	writer     *sql.DB
+	// claims are the inbox's and the outbox's claims when the dialect
+	// keeps none in the database.
+	claims memClaims
 }
 
 // New is a Store on writer and reader, which stay the caller's to close
@@ -60,7 +63,8 @@ func New(ctx context.Context, writer, reader *sql.DB, opts Options) (*Store, err
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{tokens: tokens, deliveries: deliveries, dialect: opts.Dialect, writer: writer}
+	s := &Store{tokens: tokens, deliveries: deliveries, dialect: opts.Dialect, writer: writer,
+		claims: memClaims{deliveries: map[string]time.Time{}, cursors: map[string]cursorClaim{}}}
 	s.ops = ops{rd: inDialect(reader, opts.Dialect), wr: inDialect(writer, opts.Dialect), chg: storeChanges{s}, d: opts.Dialect}
 	return s, nil
 }

@@ -23,6 +23,8 @@ type Ports interface {
 	PutDelivery(ctx context.Context, d record.Delivery) (bool, error)
 	PendingDeliveries(ctx context.Context, limit int) ([]record.Delivery, error)
 	FinishDelivery(ctx context.Context, id string, done bool, errText string) error
+	ClaimDeliveries(ctx context.Context, now time.Time, hold time.Duration, limit int) ([]record.Delivery, error)
+	ReleaseDelivery(ctx context.Context, id string, done bool, errText string, retryAt time.Time) error
 	InboxStats(ctx context.Context) (record.InboxStats, error)
 
 	CreateToken(ctx context.Context, t record.Token) error
@@ -35,6 +37,7 @@ type Ports interface {
 	CountEventsAfter(ctx context.Context, afterID int64) (int, error)
 	NotificationCursor(ctx context.Context, target string) (record.NotificationCursor, error)
 	SaveNotificationCursor(ctx context.Context, c record.NotificationCursor) error
+	ClaimNotificationCursor(ctx context.Context, target, holder string, now time.Time, hold time.Duration) (record.NotificationCursor, bool, error)
 
 	CreateSession(ctx context.Context, d record.DashboardSession) error
 	Session(ctx context.Context, hash []byte) (record.DashboardSession, error)
@@ -63,7 +66,7 @@ func RunPorts(t *testing.T, newStore PortsFactory) {
 		Run(t, func(t *testing.T) queue.Store { return newStore(t) })
 	})
 	var all []portsCase
-	for _, group := range [][]portsCase{inboxTests, tokenTests, sessionTests, outboxTests, retentionTests} {
+	for _, group := range [][]portsCase{inboxTests, sharedClaimTests, tokenTests, sessionTests, outboxTests, retentionTests} {
 		all = append(all, group...)
 	}
 	for _, tc := range all {

@@ -26,3 +26,30 @@ func TestPostgres(t *testing.T) {
 		return s
 	})
 }
+
+// TestPostgresShared proves two PostgreSQL stores on one schema (two
+// replicas) share its inbox and outbox.
+func TestPostgresShared(t *testing.T) {
+	t.Parallel()
+	storetest.RunShared(t, func(t *testing.T) (storetest.Ports, storetest.Ports) {
+		url := pgtest.URL(t)
+		var out [2]storetest.Ports
+		for i := range out {
+			var opts []postgres.Option
+			if i == 1 {
+				opts = append(opts, postgres.Shared()) // until replicas share the writer role
+			}
+			s, err := postgres.Open(context.Background(), url, opts...)
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			t.Cleanup(func() {
+				if err := s.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			})
+			out[i] = s
+		}
+		return out[0], out[1]
+	})
+}

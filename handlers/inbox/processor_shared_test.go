@@ -1,0 +1,103 @@
+package inbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/palantir/go-githubapp/githubapp"
+	"github.com/rs/zerolog"
+)
+
+// blockingHandler records every call and, for the delivery block, waits
+// until release is closed.
+type blockingHandler struct {
+	recordingHandler
+	block   string
+	started chan struct{}
+	release chan struct{}
+}
+
+func (h *blockingHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
+	err := h.recordingHandler.Handle(ctx, eventType, deliveryID, payload)
+	if deliveryID == h.block {
+		close(h.started)
+		<-h.release
+	}
+	return err
+}
+
+// Two processes (replicas) sharing one inbox: while the first handles a
+// delivery, the second handles every other one, and never that one.
+func TestProcessorsSharingAnInboxHandleEachDeliveryOnce(t *testing.T) {
+	t.Parallel()
+	inbox := newFakeInbox()
+	for i := range 6 {
+		put(t, inbox, fmt.Sprintf("d%d", i), "push")
+	}
+	h := &blockingHandler{recordingHandler: recordingHandler{events: []string{"push"}}, block: "d0",
+		started: make(chan struct{}), release: make(chan struct{})}
+	first := NewProcessor(inbox, []githubapp.EventHandler{h}, zerolog.Nop())
+	second := NewProcessor(inbox, []githubapp.EventHandler{h}, zerolog.Nop())
+
+	firstDone := make(chan error, 1)
+	go func() {
+		_, err := first.ProcessPending(context.Background())
+		firstDone <- err
+	}()
+	<-h.started // the first holds d0, in its handler
+	n, err := second.ProcessPending(context.Background())
+	if err != nil {
+		t.Fatalf("second ProcessPending: %v", err)
+	}
+	close(h.release)
+	if err := <-firstDone; err != nil {
+		t.Fatalf("first ProcessPending: %v", err)
+	}
+	if n == 0 {
+		t.Fatal("the second processor handled nothing while the first was busy")
+	}
+	got := h.ids()
+	sort.Strings(got)
+	if strings.Join(got, ",") != "d0,d1,d2,d3,d4,d5" {
+		t.Fatalf("handled %v; want every delivery exactly once", got)
+	}
+	for i := range 6 {
+		if d, _ := inbox.get(fmt.Sprintf("d%d", i)); !d.Done || d.Attempts != 1 {
+			t.Fatalf("delivery d%d = %+v; want done after one attempt", i, d)
+		}
+	}
+}
+
+// A failed delivery waits for its retry time on every process sharing the
+// inbox, not only on the one that failed it.
+func TestProcessorRetryTimeHoldsForEveryProcess(t *testing.T) {
+	t.Parallel()
+	inbox := newFakeInbox()
+	put(t, inbox, "d", "push")
+	clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	failing := &recordingHandler{events: []string{"push"}, fail: func(string) error { return errors.New("boom") }}
+	first := NewProcessor(inbox, []githubapp.EventHandler{failing}, zerolog.Nop(),
+		WithProcessorClock(clock.Now), WithRetryBackoff(10*time.Second, time.Minute))
+	ok := &recordingHandler{events: []string{"push"}}
+	second := NewProcessor(inbox, []githubapp.EventHandler{ok}, zerolog.Nop(), WithProcessorClock(clock.Now))
+
+	if n, err := first.ProcessPending(context.Background()); err != nil || n != 1 {
+		t.Fatalf("first ProcessPending = %d, %v; want 1", n, err)
+	}
+	clock.Advance(9 * time.Second)
+	if n, err := second.ProcessPending(context.Background()); err != nil || n != 0 {
+		t.Fatalf("second ProcessPending before the retry time = %d, %v; want 0", n, err)
+	}
+	clock.Advance(time.Second)
+	if n, err := second.ProcessPending(context.Background()); err != nil || n != 1 {
+		t.Fatalf("second ProcessPending at the retry time = %d, %v; want 1", n, err)
+	}
+	if d, _ := inbox.get("d"); !d.Done || d.Attempts != 2 {
+		t.Fatalf("delivery = %+v; want done after two attempts", d)
+	}
+}

@@ -59,6 +59,9 @@ type App struct {
 	dash      *dashboard.Dashboard
 	now       func() time.Time
 	bg        sync.WaitGroup // background loops started by Start
+	// replica names this process among those sharing the database: the
+	// holder of its queues' leases and of its notification targets.
+	replica string
 }
 
 // New validates the configuration, opens the store, proves the GitHub App
@@ -77,7 +80,8 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	}
 	ctx = log.WithContext(ctx)
 	m := newMetrics()
-	gh, err := githubx.New(cfg.GitHubClientConfig(), append([]githubx.Option{githubx.WithObserver(m.github), githubx.WithBudget(cfg.GitHub.Budget.Budget())},
+	gh, err := githubx.New(cfg.GitHubClientConfig(), append([]githubx.Option{githubx.WithObserver(m.github), githubx.WithBudget(cfg.GitHub.Budget.Budget()),
+		githubx.WithMiddleware(leaseWriteGuard(opts.Now))},
 		opts.GitHubOptions...)...)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create the GitHub client: %w", err)
@@ -106,6 +110,8 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	})
 	a.reads = readside.New(store, readside.Options{Now: opts.Now})
 	a.workers.svc = a.svc
+	a.replica = ReplicaName()
+	a.workers.UseLeases(store, a.replica, LeaseTTL, a.svc.TakeOver)
 	a.svc.Reconciler().SetObserver(m.reconciler)
 	if err := a.bootstrapQueues(ctx); err != nil {
 		_ = store.Close()
@@ -130,7 +136,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 		targets = append(targets, notify.Target{URL: n.URL, Secret: n.Secret, Kind: notify.Kind(n.Kind)})
 	}
 	a.notifier = notify.New(notifyStore{store}, notify.Options{Targets: targets, DetailsURL: strings.TrimRight(cfg.Server.PublicURL, "/") + "/",
-		Observer: m.outbox})
+		Observer: m.outbox, Holder: a.replica})
 	m.attach(a, store, opts.Version)
 	restAPI := api.New(a.svc, a.reads, store, api.Options{Host: cfg.GitHub.Host, WebURL: cfg.GitHub.WebURL, Now: opts.Now, Logger: log})
 	a.handler = a.routes(receiver, restAPI)

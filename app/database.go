@@ -65,6 +65,14 @@ type Database interface {
 	// whose ID is at most eventsUpTo (negative: no notification target).
 	Prune(ctx context.Context, deliveriesBefore, eventsBefore time.Time, eventsUpTo int64) (record.Pruned, error)
 
+	// AcquireLease makes holder the decision-maker of queueID until now+ttl
+	// unless another holder's lease is live (ok false); RenewLease extends
+	// a lease (queue.ErrLeaseLost once it changed hands); ReleaseLease
+	// gives one up. On SQLite (one process) every lease is always held.
+	AcquireLease(ctx context.Context, queueID int64, holder string, now time.Time, ttl time.Duration) (record.Lease, bool, error)
+	RenewLease(ctx context.Context, l record.Lease, now time.Time, ttl time.Duration) (record.Lease, error)
+	ReleaseLease(ctx context.Context, l record.Lease) error
+
 	// Close releases the database; it must not be used afterwards.
 	Close() error
 }

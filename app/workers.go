@@ -29,6 +29,13 @@ type Workers struct {
 	timer  func(d time.Duration) (<-chan time.Time, func() bool)
 	jitter func() float64
 
+	// leases, when set, make a worker sync its queue only while this
+	// replica (holder) holds the queue's lease (UseLeases).
+	leases   leaser
+	holder   string
+	leaseTTL time.Duration
+	takeOver func(queueID int64)
+
 	mu      sync.Mutex
 	ctx     context.Context
 	wakes   map[int64]chan struct{}
@@ -47,6 +54,16 @@ func NewWorkers(svc syncer, interval time.Duration, now func() time.Time) *Worke
 			return t.C, t.Stop
 		},
 		jitter: rand.Float64}
+}
+
+// UseLeases makes each worker sync its queue only while holder holds the
+// queue's lease in l, for ttl from each renewal (renewed every ttl/3, tried
+// for every ttl/3 while another replica holds it), with every sync's
+// context carrying the lease as a queue.Fence. takeOver, if set, is called
+// each time the lease is acquired, before the first sync under it. Call it
+// before Start.
+func (w *Workers) UseLeases(l leaser, holder string, ttl time.Duration, takeOver func(queueID int64)) {
+	w.leases, w.holder, w.leaseTTL, w.takeOver = l, holder, ttl, takeOver
 }
 
 // Backoff after a failed sync. A transient failure (GitHub answered a 5xx,
@@ -115,20 +132,154 @@ func (w *Workers) spawn(queueID int64) {
 	}()
 }
 
+// runEnd says why a worker's sync loop ended.
+type runEnd int
+
+const (
+	endStopped runEnd = iota // the context ended
+	endDeleted               // the queue is gone
+	endLost                  // the queue's lease is lost
+)
+
 func (w *Workers) loop(ctx context.Context, queueID int64, wake chan struct{}) {
 	log := zerolog.Ctx(ctx).With().Int64("queue_id", queueID).Logger()
+	if w.leases == nil {
+		w.run(ctx, queueID, wake, log)
+		return
+	}
+	for {
+		asked := w.now()
+		l, ok, err := w.leases.AcquireLease(ctx, queueID, w.holder, asked, w.leaseTTL)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			log.Warn().Err(err).Msg("failed to acquire the queue's lease")
+		}
+		if err != nil || !ok {
+			if !w.pause(ctx, wake, w.leaseTTL/3) {
+				return
+			}
+			continue
+		}
+		log.Info().Int64("token", l.Token).Msg("this replica now decides for the queue")
+		if w.takeOver != nil {
+			w.takeOver(queueID) // re-read GitHub before acting
+		}
+		switch w.hold(ctx, queueID, wake, newHeldLease(l, asked, w.leaseTTL), log) {
+		case endLost:
+			log.Warn().Msg("the queue's lease is lost; this replica stops deciding for it")
+		default:
+			return
+		}
+	}
+}
+
+// pause waits d, or until woken or ctx ends (false).
+func (w *Workers) pause(ctx context.Context, wake chan struct{}, d time.Duration) bool {
+	fired, stop := w.timer(d)
+	defer stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-wake:
+	case <-fired:
+	}
+	return true
+}
+
+// hold runs the queue's syncs under its lease h, renewing it, until the
+// context ends (then it releases the lease), the queue is deleted, or the
+// lease is lost: a renewal finds it changed hands, a fenced write finds its
+// token stale, or it could not be renewed before it may pass on. Then the
+// syncs stop at once: their context ends.
+func (w *Workers) hold(ctx context.Context, queueID int64, wake chan struct{}, h *heldLease, log zerolog.Logger) runEnd {
+	hctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		w.renew(hctx, h, cancel, log)
+	}()
+	end := w.run(queue.WithFence(hctx, h), queueID, wake, log)
+	cancel()
+	<-renewed
+	if ctx.Err() != nil || end == endDeleted {
+		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer rcancel()
+		if err := w.leases.ReleaseLease(rctx, h.lease()); err != nil {
+			log.Warn().Err(err).Msg("failed to release the queue's lease; it expires")
+		}
+		if end == endDeleted {
+			return endDeleted
+		}
+		return endStopped
+	}
+	return endLost
+}
+
+// renew renews h every TTL/3 until ctx ends; it marks h lost and calls
+// lost when it changed hands, or when it could not be renewed while it may
+// still not pass on.
+func (w *Workers) renew(ctx context.Context, h *heldLease, lost context.CancelFunc, log zerolog.Logger) {
+	every := w.leaseTTL / 3
+	for {
+		wait := every
+		if left := h.HeldUntil().Sub(w.now()); left < wait {
+			wait = max(left, 0)
+		}
+		fired, stop := w.timer(wait)
+		select {
+		case <-ctx.Done():
+			stop()
+			return
+		case <-fired:
+		}
+		stop()
+		asked := w.now()
+		if !asked.Before(h.HeldUntil()) {
+			h.lose()
+			lost()
+			return
+		}
+		l, err := w.leases.RenewLease(ctx, h.lease(), asked, w.leaseTTL)
+		switch {
+		case errors.Is(err, queue.ErrLeaseLost):
+			h.lose()
+			lost()
+			return
+		case err != nil:
+			if ctx.Err() != nil {
+				return
+			}
+			log.Warn().Err(err).Msg("failed to renew the queue's lease; retrying while it holds")
+			every = max(w.leaseTTL/15, time.Millisecond)
+		default:
+			h.renewed(l, asked, w.leaseTTL)
+			every = w.leaseTTL / 3
+		}
+	}
+}
+
+// run calls Sync when woken, when the engine asked to be looked at again,
+// and at least every interval, until ctx ends, the queue is deleted or a
+// sync finds the lease lost.
+func (w *Workers) run(ctx context.Context, queueID int64, wake chan struct{}, log zerolog.Logger) runEnd {
 	failures := 0
 	for {
 		next, err := w.svc.Sync(ctx, queueID)
 		if ctx.Err() != nil {
-			return
+			return endStopped
 		}
 		if errors.Is(err, service.ErrNoQueue) {
 			log.Info().Msg("queue deleted; its worker stops")
 			w.mu.Lock()
 			delete(w.wakes, queueID)
 			w.mu.Unlock()
-			return
+			return endDeleted
+		}
+		if errors.Is(err, queue.ErrLeaseLost) {
+			return endLost
 		}
 		wait := w.interval
 		if err != nil {
@@ -141,15 +292,9 @@ func (w *Workers) loop(ctx context.Context, queueID int64, wake chan struct{}) {
 				wait = min(wait, max(next.Sub(w.now()), 10*time.Millisecond))
 			}
 		}
-		fired, stop := w.timer(wait)
-		select {
-		case <-ctx.Done():
-			stop()
-			return
-		case <-wake:
-		case <-fired:
+		if !w.pause(ctx, wake, wait) {
+			return endStopped
 		}
-		stop()
 	}
 }
 

@@ -23,9 +23,12 @@
 //     replica decides for a queue; their fencing token grows each time a
 //     lease changes hands, and Fenced runs a transaction only while its
 //     token is still the queue's, holding the lease against a takeover
-//     until it commits. They are the groundwork of several replicas on one
-//     database (issue #18 item 3): the app does not use them yet, and
-//     keeps one server per schema.
+//     until it commits. Every write made under a context carrying a
+//     queue.Fence is fenced the same way (the Dialect's FenceGuard). The
+//     app's workers hold them (issue #18 item 3).
+//   - The inbox and the notification cursors are shared: a delivery or a
+//     target is claimed by one process at a time (held_until columns,
+//     claimed FOR UPDATE SKIP LOCKED).
 //   - A committed write is durable as the server's settings make it
 //     (synchronous_commit).
 //   - The statements and the column types are those of the SQLite store

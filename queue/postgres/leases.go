@@ -8,25 +8,22 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/record"
 	"github.com/mergequeue/mq/queue/sqlstore"
 )
 
-// Lease is a replica's hold on the decisions of one queue: Holder decides
-// for QueueID until ExpiresAt unless it renews, and every write it makes
-// for the queue carries Token (Fenced). Token grows each time the lease
-// changes hands, so a write of a former holder is told apart from the
-// current holder's.
-type Lease struct {
-	QueueID   int64
-	Holder    string
-	Token     int64
-	ExpiresAt time.Time
-}
+// Lease is a replica's hold on the decisions of one queue (see
+// record.Lease).
+type Lease = record.Lease
 
 // ErrLeaseLost is returned when a lease's token is no longer the queue's:
 // another replica took the queue (or the queue is gone). Nothing was
 // written.
-var ErrLeaseLost = errors.New("the queue's lease changed hands: this replica no longer decides for it")
+var ErrLeaseLost = queue.ErrLeaseLost
+
+// fenceGuard is the Dialect's FenceGuard: the lease row while the token is
+// the queue's, locked against a takeover until the transaction ends.
+const fenceGuard = `SELECT 1 FROM queue_leases WHERE queue_id = ? AND token = ? AND holder = ? FOR SHARE`
 
 // acquireLease takes the lease of a queue that has none, whose lease
 // expired, or that holder holds already (a renewal: the token stays);
@@ -96,8 +93,7 @@ func (s *Store) ReleaseLease(ctx context.Context, l Lease) error {
 // no replica can take the lease over (its AcquireLease waits), so a write
 // the check let through commits before any new holder's first write.
 func (s *Store) Fenced(ctx context.Context, l Lease, fn func(tx queue.Store) error) error {
-	err := s.WithGuardedTx(ctx, `SELECT 1 FROM queue_leases WHERE queue_id = ? AND token = ? AND holder = ? FOR SHARE`,
-		[]any{l.QueueID, l.Token, l.Holder}, fn)
+	err := s.WithGuardedTx(ctx, fenceGuard, []any{l.QueueID, l.Token, l.Holder}, fn)
 	if errors.Is(err, sqlstore.ErrGuardFailed) {
 		return fmt.Errorf("queue %d, fencing token %d: %w", l.QueueID, l.Token, ErrLeaseLost)
 	}

@@ -33,7 +33,8 @@ const readPoolSize = 4
 const connectTimeout = 10 * time.Second
 
 // Dialect is PostgreSQL's, for the shared store (queue/sqlstore).
-var Dialect = &sqlstore.Dialect{Name: "PostgreSQL", Rebind: Rebind, Args: sqlstore.BoolsAsIntegers, IsUnique: isUniqueViolation, SharedClaims: true}
+var Dialect = &sqlstore.Dialect{Name: "PostgreSQL", Rebind: Rebind, Args: sqlstore.BoolsAsIntegers, IsUnique: isUniqueViolation,
+	SharedClaims: true, FenceGuard: fenceGuard}
 
 // isUniqueViolation reports whether err is a unique_violation (23505),
 // which a primary key's violation is too.

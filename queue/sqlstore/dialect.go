@@ -30,6 +30,13 @@ type Dialect struct {
 	// and the outbox. Without it the claims are kept in the Store's memory,
 	// which is enough for the one process a database without it serves.
 	SharedClaims bool
+	// FenceGuard checks a queue.Fence (arguments: queue ID, token, holder):
+	// a query returning a row while the token is the queue's, locking it
+	// until the transaction ends. Every write made under a context carrying
+	// a fence runs in a transaction that runs it first, and changes nothing
+	// if it returns no row (queue.ErrLeaseLost). Empty: the database serves
+	// one process, whose leases are always held; nothing is checked.
+	FenceGuard string
 }
 
 func (d *Dialect) rebind(q string) string {

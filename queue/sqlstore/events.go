@@ -35,7 +35,7 @@ var (
 // AddEvent appends ev to its queue's event log and sets ev.ID.
 func (o *ops) AddEvent(ctx context.Context, ev *queue.Event) error {
 	var id int64
-	if err := o.wr.QueryRowContext(ctx, eventInsert+" RETURNING id", columnArgs(eventColumns(ev))...).Scan(&id); err != nil {
+	if err := scanRow(ctx, o.wr, []any{&id}, eventInsert+" RETURNING id", columnArgs(eventColumns(ev))...); err != nil {
 		return fmt.Errorf("failed to record event of entry %s: %w", ev.EntryID, err)
 	}
 	o.changed(ev.QueueID)

@@ -57,7 +57,7 @@ func scanQueue(sc interface{ Scan(...any) error }) (*queue.Queue, error) {
 func (o *ops) CreateQueue(ctx context.Context, q *queue.Queue) error {
 	r := queueRow{q: *q}
 	var id int64
-	if err := o.wr.QueryRowContext(ctx, queueInsertStmt+" RETURNING id", columnArgs(queueColumns(&r))...).Scan(&id); err != nil {
+	if err := scanRow(ctx, o.wr, []any{&id}, queueInsertStmt+" RETURNING id", columnArgs(queueColumns(&r))...); err != nil {
 		return fmt.Errorf("failed to create queue %s: %w", q.Key, o.existsErr(err))
 	}
 	o.changed(0)

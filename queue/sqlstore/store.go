@@ -65,7 +65,7 @@ func New(ctx context.Context, writer, reader *sql.DB, opts Options) (*Store, err
 	}
 	s := &Store{tokens: tokens, deliveries: deliveries, dialect: opts.Dialect, writer: writer,
 		claims: memClaims{deliveries: map[string]time.Time{}, cursors: map[string]cursorClaim{}}}
-	s.ops = ops{rd: inDialect(reader, opts.Dialect), wr: inDialect(writer, opts.Dialect), chg: storeChanges{s}, d: opts.Dialect}
+	s.ops = ops{rd: inDialect(reader, opts.Dialect), wr: fencedWriter{execer: inDialect(writer, opts.Dialect), s: s}, chg: storeChanges{s}, d: opts.Dialect}
 	return s, nil
 }
 

@@ -128,7 +128,7 @@ var (
 func (o *ops) AddNotice(ctx context.Context, n *queue.Notice) (bool, error) {
 	// RETURNING yields no row when the key exists (DO NOTHING).
 	var id int64
-	err := o.wr.QueryRowContext(ctx, noticeInsert+" RETURNING id", columnArgs(noticeColumns(n))...).Scan(&id)
+	err := scanRow(ctx, o.wr, []any{&id}, noticeInsert+" RETURNING id", columnArgs(noticeColumns(n))...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}

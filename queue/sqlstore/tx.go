@@ -37,7 +37,10 @@ type txStore struct {
 
 // WithTx runs fn in one IMMEDIATE write transaction on the writer
 // connection. fn's store sends reads and writes through the transaction. If
-// fn returns an error or panics, the transaction is rolled back.
+// fn returns an error or panics, the transaction is rolled back. Under a
+// context carrying a queue.Fence, the transaction is guarded by it (see
+// Dialect.FenceGuard): fn runs only while the fence's token is current,
+// else nothing is written and the error wraps queue.ErrLeaseLost.
 func (s *Store) WithTx(ctx context.Context, fn func(tx queue.Store) error) error {
 	return s.WithGuardedTx(ctx, "", nil, fn)
 }
@@ -50,8 +53,14 @@ var ErrGuardFailed = errors.New("the transaction's guard does not hold")
 // row, fn is not run, nothing is written and the error wraps
 // ErrGuardFailed. A guard that locks the rows it reads (FOR SHARE) holds
 // them until the transaction ends: it is how a write is fenced (see
-// queue/postgres's leases).
+// queue/postgres's leases). With no guard, a fence in ctx guards it (see
+// WithTx).
 func (s *Store) WithGuardedTx(ctx context.Context, guard string, args []any, fn func(tx queue.Store) error) (err error) {
+	fencedByCtx := false
+	if guard == "" {
+		guard, args = s.fenceArgs(ctx)
+		fencedByCtx = guard != ""
+	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("failed to begin transaction: %w", err)
@@ -68,6 +77,9 @@ func (s *Store) WithGuardedTx(ctx context.Context, guard string, args []any, fn 
 		var one int
 		err := inDialect(tx, s.dialect).QueryRowContext(ctx, guard, args...).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
+			if fencedByCtx {
+				return leaseLost(ctx, ErrGuardFailed)
+			}
 			return ErrGuardFailed
 		}
 		if err != nil {

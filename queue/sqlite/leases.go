@@ -1,0 +1,31 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mergequeue/mq/queue/record"
+)
+
+// A SQLite database serves one process: its leases are trivial, always
+// held, so that the app runs the same code on both stores (the queue's
+// worker syncs only while it holds the lease). The token is always 1 and
+// writes under a fence are not checked (the dialect has no FenceGuard).
+
+// AcquireLease grants holder the lease of queueID until now+ttl, always.
+func (s *Store) AcquireLease(_ context.Context, queueID int64, holder string, now time.Time, ttl time.Duration) (record.Lease, bool, error) {
+	if holder == "" || ttl <= 0 {
+		return record.Lease{}, false, fmt.Errorf("failed to acquire the lease of queue %d: need a holder and a positive duration", queueID)
+	}
+	return record.Lease{QueueID: queueID, Holder: holder, Token: 1, ExpiresAt: now.Add(ttl).UTC()}, true, nil
+}
+
+// RenewLease extends l to now+ttl, always.
+func (s *Store) RenewLease(_ context.Context, l record.Lease, now time.Time, ttl time.Duration) (record.Lease, error) {
+	l.ExpiresAt = now.Add(ttl).UTC()
+	return l, nil
+}
+
+// ReleaseLease gives l up; there is nothing to do.
+func (s *Store) ReleaseLease(context.Context, record.Lease) error { return nil }

@@ -62,6 +62,7 @@ type App struct {
 	// replica names this process among those sharing the database: the
 	// holder of its queues' leases and of its notification targets.
 	replica string
+	wakes   *wakeBroadcast
 }
 
 // New validates the configuration, opens the store, proves the GitHub App
@@ -98,13 +99,14 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	a := &App{cfg: cfg, log: log, store: store, gh: gh, botLogin: cfg.BotLoginFor(slug), metrics: m, now: opts.Now,
 		bodies: opts.BodyDeadline}
 	a.workers = NewWorkers(nil, cfg.Engine.ReconcileInterval, opts.Now)
+	a.wakes = newWakeBroadcast()
 	title, err := service.ParseTestPRTitle(cfg.TestPRs.TitleTemplate)
 	if err != nil {
 		_ = store.Close()
 		return nil, err
 	}
 	a.svc = service.NewService(store, gh, service.Options{
-		Now: opts.Now, Wake: a.workers.Wake, ReconcileEvery: cfg.Engine.ReconcileInterval,
+		Now: opts.Now, Wake: a.wakeQueue, ReconcileEvery: cfg.Engine.ReconcileInterval,
 		PublicURL: cfg.Server.PublicURL, WebURL: gh.Config().WebURL, TestPRTitle: title,
 		OnTreeMismatch: a.metrics.treeMismatch, OnChecksNotStarted: a.metrics.checksNotStarted,
 	})
@@ -184,6 +186,15 @@ func (a *App) Start(ctx context.Context) error {
 		a.workers.Wake(q.ID)
 	}
 	a.notifier.Start(ctx)
+	a.bg.Add(2)
+	go func() {
+		defer a.bg.Done()
+		a.wakes.run(ctx, a.store)
+	}()
+	go func() {
+		defer a.bg.Done()
+		a.listenWakes(ctx)
+	}()
 	a.bg.Add(1)
 	go func() {
 		defer a.bg.Done()

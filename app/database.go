@@ -73,6 +73,10 @@ type Database interface {
 	RenewLease(ctx context.Context, l record.Lease, now time.Time, ttl time.Duration) (record.Lease, error)
 	ReleaseLease(ctx context.Context, l record.Lease) error
 
+	// WakeQueue and ListenWakes pass queue wake-ups between the replicas
+	// sharing the database (wakeStore).
+	wakeStore
+
 	// Close releases the database; it must not be used afterwards.
 	Close() error
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -56,6 +57,10 @@ type Store struct {
 	writer *sql.DB
 	reader *sql.DB
 	where  string
+	cfg    *pgx.ConnConfig // for the wake-up listener's connection
+	wakes  string          // the schema's wake-up channel
+	// unknownVersion numbers the QueueVersion calls that failed.
+	unknownVersion atomic.Uint64
 }
 
 // Option adjusts Open.
@@ -102,6 +107,11 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 		_ = writer.Close()
 		return nil, fmt.Errorf("database %s: %w", where, err)
 	}
+	var schema string
+	if err := writer.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		_ = writer.Close()
+		return nil, fmt.Errorf("database %s: failed to read the schema: %w", where, err)
+	}
 	rcfg := cfg.Copy()
 	rcfg.RuntimeParams["default_transaction_read_only"] = "on"
 	reader := stdlib.OpenDB(*rcfg)
@@ -113,7 +123,7 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 		_ = writer.Close()
 		return nil, fmt.Errorf("database %s: %w", where, err)
 	}
-	return &Store{Store: core, writer: writer, reader: reader, where: where}, nil
+	return &Store{Store: core, writer: writer, reader: reader, where: where, cfg: cfg, wakes: wakeChannel(schema)}, nil
 }
 
 // lockSchema takes, on a new writer connection, the session advisory lock

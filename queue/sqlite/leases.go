@@ -29,3 +29,13 @@ func (s *Store) RenewLease(_ context.Context, l record.Lease, now time.Time, ttl
 
 // ReleaseLease gives l up; there is nothing to do.
 func (s *Store) ReleaseLease(context.Context, record.Lease) error { return nil }
+
+// WakeQueue does nothing: the one process's own wake-up is all there is.
+func (s *Store) WakeQueue(context.Context, int64) error { return nil }
+
+// ListenWakes returns once ctx ends: no other process wakes this one's
+// queues.
+func (s *Store) ListenWakes(ctx context.Context, _ func(queueID int64)) error {
+	<-ctx.Done()
+	return nil
+}

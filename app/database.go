@@ -76,6 +76,9 @@ type Database interface {
 	// WakeQueue and ListenWakes pass queue wake-ups between the replicas
 	// sharing the database (wakeStore).
 	wakeStore
+	// ClaimRole makes holder the one replica doing role (the surface
+	// reconciler) until now+hold unless another's claim is live.
+	roleClaimer
 
 	// Close releases the database; it must not be used afterwards.
 	Close() error
@@ -87,22 +90,11 @@ var (
 )
 
 // OpenDatabase opens the database that cfg names with its driver (and
-// applies its pending migrations) for the server: the one place the
-// process, and every command of the CLI (OpenDatabaseBeside), opens its
-// database. On PostgreSQL it takes the schema's writer lock: a second
-// server on the same schema is refused.
+// applies its pending migrations): the one place the process, and every
+// command of the CLI, opens its database. A SQLite file serves one server
+// (commands such as bot token write beside it); a PostgreSQL schema serves
+// any number of replicas, which share the queues by per-queue leases.
 func OpenDatabase(ctx context.Context, cfg DatabaseConfig) (Database, error) {
-	return openDatabase(ctx, cfg, false)
-}
-
-// OpenDatabaseBeside opens the database as OpenDatabase does, for a
-// command that writes a few rows beside a running server (bot token): it
-// takes no writer lock.
-func OpenDatabaseBeside(ctx context.Context, cfg DatabaseConfig) (Database, error) {
-	return openDatabase(ctx, cfg, true)
-}
-
-func openDatabase(ctx context.Context, cfg DatabaseConfig, beside bool) (Database, error) {
 	switch cfg.Driver {
 	case DriverSQLite:
 		store, err := sqlite.Open(ctx, cfg.Path)
@@ -111,11 +103,7 @@ func openDatabase(ctx context.Context, cfg DatabaseConfig, beside bool) (Databas
 		}
 		return store, nil
 	case DriverPostgres:
-		var opts []postgres.Option
-		if beside {
-			opts = append(opts, postgres.Shared())
-		}
-		store, err := postgres.Open(ctx, cfg.URL, opts...)
+		store, err := postgres.Open(ctx, cfg.URL)
 		if err != nil {
 			return nil, fmt.Errorf("failed to open the PostgreSQL database: %w", err)
 		}

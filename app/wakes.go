@@ -72,6 +72,7 @@ func (a *App) wakeQueue(queueID int64) {
 // listenWakes wakes here the queues other replicas wake, until ctx ends.
 func (a *App) listenWakes(ctx context.Context) {
 	err := a.store.ListenWakes(ctx, func(queueID int64) {
+		a.svc.Reconciler().Wake() // its surfaces may be due (if this replica runs it)
 		if queueID > 0 {
 			a.workers.Wake(queueID)
 			return

@@ -35,6 +35,13 @@ func (f *fakeInbox) ClaimDeliveries(_ context.Context, now time.Time, hold time.
 	return out, nil
 }
 
+func (f *fakeInbox) RenewClaim(_ context.Context, id string, until time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.held[id] = until
+	return nil
+}
+
 func (f *fakeInbox) ReleaseDelivery(ctx context.Context, id string, done bool, errText string, retryAt time.Time) error {
 	if err := f.FinishDelivery(ctx, id, done, errText); err != nil {
 		return err

@@ -30,8 +30,16 @@ type dbDelivery struct {
 	Error    string
 }
 
-// openDB opens the bot's database read-only.
+// openDB opens the bot's database read-only (its PostgreSQL schema when
+// the replicas share one).
 func (h *crashHarness) openDB() (*sql.DB, error) {
+	if h.dbURL != "" {
+		db, err := sql.Open("pgx", h.dbURL)
+		if err != nil {
+			return nil, fmt.Errorf("failed to open the PostgreSQL database: %w", err)
+		}
+		return db, nil
+	}
 	db, err := sql.Open("sqlite", "file:"+h.dbPath+"?mode=ro&_pragma=busy_timeout(5000)")
 	if err != nil {
 		return nil, fmt.Errorf("failed to open %s: %w", h.dbPath, err)

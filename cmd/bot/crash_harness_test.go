@@ -127,6 +127,13 @@ type crashHarness struct {
 	kills      int // SIGKILLs sent by the harness
 	stopping   bool
 	supervised chan struct{} // closed when the supervisor returns
+
+	// dbURL is the PostgreSQL schema of replicas (failover tests); empty
+	// for the SQLite file of one process.
+	dbURL string
+	// stopHook, if set, stops the bot's processes instead of stop's own
+	// supervision (failover tests run several).
+	stopHook func() error
 }
 
 // botProc is one bot process.
@@ -433,7 +440,11 @@ func (h *crashHarness) stop() error {
 	}
 	h.stopping = true
 	p := h.proc
+	hook := h.stopHook
 	h.mu.Unlock()
+	if hook != nil {
+		return hook()
+	}
 	var err error
 	if p != nil {
 		p.mu.Lock()

@@ -29,6 +29,8 @@ type Store interface {
 	// process sharing the store — returns them until the claim ends
 	// (ReleaseDelivery, or now+hold passed).
 	ClaimDeliveries(ctx context.Context, now time.Time, hold time.Duration, limit int) ([]Delivery, error)
+	// RenewClaim extends the claim of a delivery not done to until.
+	RenewClaim(ctx context.Context, id string, until time.Time) error
 	// ReleaseDelivery records an attempt at a claimed delivery as
 	// FinishDelivery does and ends its claim; one not done is claimed again
 	// from retryAt on (zero: at once).

@@ -16,6 +16,7 @@ type fakeInbox struct {
 	readErr  error
 	finishes []finishCall
 	heldTill map[string]time.Time // claims: id → claimable again at
+	renewals int
 }
 
 type finishCall struct {
@@ -71,6 +72,20 @@ func (f *fakeInbox) ClaimDeliveries(_ context.Context, now time.Time, hold time.
 		}
 	}
 	return out, nil
+}
+
+func (f *fakeInbox) RenewClaim(_ context.Context, id string, until time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.heldTill[id] = until
+	f.renewals++
+	return nil
+}
+
+func (f *fakeInbox) renewCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.renewals
 }
 
 func (f *fakeInbox) ReleaseDelivery(ctx context.Context, id string, done bool, errText string, retryAt time.Time) error {

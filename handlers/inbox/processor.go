@@ -40,6 +40,7 @@ type Processor struct {
 	retryBase      time.Duration
 	retryMax       time.Duration
 	handlerTimeout time.Duration
+	claimHold      time.Duration
 	now            func() time.Time
 	transient      func(error) bool
 	transientFor   time.Duration
@@ -61,6 +62,7 @@ func NewProcessor(inbox Store, handlers []githubapp.EventHandler, logger zerolog
 		retryBase:      DefaultRetryBase,
 		retryMax:       DefaultRetryMax,
 		handlerTimeout: DefaultHandlerTimeout,
+		claimHold:      ClaimHold,
 		now:            time.Now,
 		transient:      func(error) bool { return false },
 		transientFor:   DefaultTransientWindow,
@@ -134,24 +136,24 @@ func (p *Processor) nextWait() time.Duration {
 	return wait
 }
 
-// claimMargin is how much longer than a handler call a claim lasts: a
-// delivery is claimed by another process only once its claimer could no
-// longer be running its handler.
-const claimMargin = 30 * time.Second
+// ClaimHold is how long a claim of a delivery lasts unless renewed: while
+// its handler runs, the claim is renewed every ClaimHold/3, so a delivery
+// whose process died is claimed by another within ClaimHold.
+const ClaimHold = 15 * time.Second
 
 // ProcessPending processes every delivery that is pending now and that no
 // claim holds (a delivery waiting for its retry is held until then),
 // including those stored while it runs, and returns how many it attempted.
-// Each delivery is claimed before its handler runs (one at a time, for the
-// handler timeout and a margin): processes sharing the inbox never run the
-// same delivery at once. Handler failures are recorded in the inbox, not
+// Each delivery is claimed before its handler runs (one at a time, for
+// ClaimHold, renewed while the handler runs): processes sharing the inbox
+// never run the same delivery at once. Handler failures are recorded in the inbox, not
 // returned; the error is an inbox failure or ctx ending.
 func (p *Processor) ProcessPending(ctx context.Context) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := 0
 	for ctx.Err() == nil {
-		ds, err := p.inbox.ClaimDeliveries(ctx, p.now(), p.handlerTimeout+claimMargin, 1)
+		ds, err := p.inbox.ClaimDeliveries(ctx, p.now(), p.claimHold, 1)
 		if err != nil {
 			return n, fmt.Errorf("failed to claim pending webhook deliveries: %w", err)
 		}
@@ -180,7 +182,9 @@ func (p *Processor) process(ctx context.Context, d Delivery) error {
 	}
 
 	start := time.Now()
+	stopRenewing := p.keepClaimed(ctx, d.ID, log)
 	herr := p.call(log.WithContext(ctx), h, d)
+	stopRenewing()
 	took := time.Since(start)
 	if herr == nil {
 		delete(p.retryAt, d.ID)
@@ -205,6 +209,32 @@ func (p *Processor) process(ctx context.Context, d Delivery) error {
 	log.Warn().Err(herr).Int("attempt", attempt).Dur("retry_in", delay).Msg("webhook delivery failed; will retry")
 	p.observe(d, OutcomeRetry, took)
 	return p.finish(ctx, d.ID, false, herr.Error(), retryAt)
+}
+
+// keepClaimed renews the claim of delivery id every ClaimHold/3 until the
+// returned stop is called (and returns once renewing stopped).
+func (p *Processor) keepClaimed(ctx context.Context, id string, log zerolog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(p.claimHold / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if err := p.inbox.RenewClaim(ctx, id, p.now().Add(p.claimHold)); err != nil && ctx.Err() == nil {
+				log.Warn().Err(err).Msg("failed to renew the claim of a webhook delivery")
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // call runs the handler with a bounded context, turning a panic into an error.

@@ -62,6 +62,16 @@ func WithProcessorClock(now func() time.Time) ProcessorOption {
 	}
 }
 
+// WithClaimHold sets how long a claim of a delivery lasts unless renewed
+// (default ClaimHold; renewed every third of it while the handler runs).
+func WithClaimHold(d time.Duration) ProcessorOption {
+	return func(p *Processor) {
+		if d > 0 {
+			p.claimHold = d
+		}
+	}
+}
+
 // WithHandlerTimeout bounds one handler call.
 func WithHandlerTimeout(d time.Duration) ProcessorOption {
 	return func(p *Processor) {

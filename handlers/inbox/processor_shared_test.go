@@ -101,3 +101,41 @@ func TestProcessorRetryTimeHoldsForEveryProcess(t *testing.T) {
 		t.Fatalf("delivery = %+v; want done after two attempts", d)
 	}
 }
+
+// A handler running longer than a claim's hold keeps its delivery: the
+// claim is renewed while it runs, so another process does not take the
+// delivery from a live claimer (only from a dead one, after the hold).
+func TestProcessorRenewsTheClaimWhileTheHandlerRuns(t *testing.T) {
+	t.Parallel()
+	inbox := newFakeInbox()
+	put(t, inbox, "slow", "push")
+	h := &blockingHandler{recordingHandler: recordingHandler{events: []string{"push"}}, block: "slow",
+		started: make(chan struct{}), release: make(chan struct{})}
+	const hold = 150 * time.Millisecond
+	first := NewProcessor(inbox, []githubapp.EventHandler{h}, zerolog.Nop(), WithClaimHold(hold))
+	second := NewProcessor(inbox, []githubapp.EventHandler{h}, zerolog.Nop(), WithClaimHold(hold))
+	done := make(chan error, 1)
+	go func() {
+		_, err := first.ProcessPending(context.Background())
+		done <- err
+	}()
+	<-h.started
+	// Well past the first hold: renewed at least three times since.
+	deadline := time.Now().Add(30 * time.Second)
+	for inbox.renewCount() < 3 {
+		if time.Now().After(deadline) {
+			t.Fatal("the claim was not renewed while the handler ran")
+		}
+		time.Sleep(5 * time.Millisecond) // polling interval
+	}
+	if n, err := second.ProcessPending(context.Background()); err != nil || n != 0 {
+		t.Fatalf("second ProcessPending while the first still handles the delivery = %d, %v; want 0", n, err)
+	}
+	close(h.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := h.ids(); len(got) != 1 {
+		t.Fatalf("handled %v; want the delivery once", got)
+	}
+}

@@ -18,6 +18,7 @@ type memClaims struct {
 	mu         sync.Mutex
 	deliveries map[string]time.Time // delivery id → claimable again at
 	cursors    map[string]cursorClaim
+	roles      map[string]cursorClaim
 }
 
 // cursorClaim is who holds a notification cursor, until when.
@@ -103,6 +104,22 @@ func (s *Store) claimShared(ctx context.Context, now, until time.Time, limit int
 	return out, nil
 }
 
+// RenewClaim extends the claim of delivery id, while it is not done, to
+// until (its claimer is still handling it). An unknown or done delivery is
+// no error: there is nothing to hold.
+func (s *Store) RenewClaim(ctx context.Context, id string, until time.Time) error {
+	if !s.dialect.SharedClaims {
+		s.claims.mu.Lock()
+		defer s.claims.mu.Unlock()
+		s.claims.deliveries[id] = until
+		return nil
+	}
+	if _, err := s.wr.ExecContext(ctx, `UPDATE deliveries SET held_until = ? WHERE id = ? AND done = 0`, until.UnixNano(), id); err != nil {
+		return fmt.Errorf("failed to renew the claim of delivery %s: %w", id, err)
+	}
+	return nil
+}
+
 // ReleaseDelivery records an attempt at a claimed delivery, as
 // FinishDelivery does (done marks it processed, errText is the last
 // error), and ends its claim: a delivery not done is claimed again from
@@ -179,4 +196,37 @@ func (s *Store) ClaimNotificationCursor(ctx context.Context, target, holder stri
 		c.NextAttemptAt = time.UnixMilli(next.Int64).UTC()
 	}
 	return c, true, nil
+}
+
+// ClaimRole makes holder the one process doing the work named role (the
+// surface reconciler) until now+hold, if no other holder's claim is live at
+// now; ok is false, and nothing changes, if one is. A holder claiming again
+// extends its claim. With a dialect of SharedClaims (table roles) the
+// claim holds across processes.
+func (s *Store) ClaimRole(ctx context.Context, role, holder string, now time.Time, hold time.Duration) (bool, error) {
+	if role == "" || holder == "" || hold <= 0 {
+		return false, fmt.Errorf("failed to claim a role: need a role, a holder and a positive hold")
+	}
+	until := now.Add(hold)
+	if !s.dialect.SharedClaims {
+		s.claims.mu.Lock()
+		defer s.claims.mu.Unlock()
+		if cl, held := s.claims.roles[role]; held && cl.holder != holder && cl.until.After(now) {
+			return false, nil
+		}
+		s.claims.roles[role] = cursorClaim{holder: holder, until: until}
+		return true, nil
+	}
+	var got string
+	err := s.wr.QueryRowContext(ctx, `INSERT INTO roles (name, holder, held_until) VALUES (?, ?, ?)
+		ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, held_until = excluded.held_until
+		WHERE roles.holder = excluded.holder OR roles.held_until <= ?
+		RETURNING holder`, role, holder, until.UnixNano(), now.UnixNano()).Scan(&got)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("failed to claim the role %s: %w", role, err)
+	}
+	return true, nil
 }

@@ -64,7 +64,7 @@ func New(ctx context.Context, writer, reader *sql.DB, opts Options) (*Store, err
 		return nil, err
 	}
 	s := &Store{tokens: tokens, deliveries: deliveries, dialect: opts.Dialect, writer: writer,
-		claims: memClaims{deliveries: map[string]time.Time{}, cursors: map[string]cursorClaim{}}}
+		claims: memClaims{deliveries: map[string]time.Time{}, cursors: map[string]cursorClaim{}, roles: map[string]cursorClaim{}}}
 	s.ops = ops{rd: inDialect(reader, opts.Dialect), wr: fencedWriter{execer: inDialect(writer, opts.Dialect), s: s}, chg: storeChanges{s}, d: opts.Dialect}
 	return s, nil
 }

@@ -25,6 +25,8 @@ type Ports interface {
 	FinishDelivery(ctx context.Context, id string, done bool, errText string) error
 	ClaimDeliveries(ctx context.Context, now time.Time, hold time.Duration, limit int) ([]record.Delivery, error)
 	ReleaseDelivery(ctx context.Context, id string, done bool, errText string, retryAt time.Time) error
+	RenewClaim(ctx context.Context, id string, until time.Time) error
+	ClaimRole(ctx context.Context, role, holder string, now time.Time, hold time.Duration) (bool, error)
 	InboxStats(ctx context.Context) (record.InboxStats, error)
 
 	CreateToken(ctx context.Context, t record.Token) error

@@ -50,9 +50,11 @@ var sharedClaimTests = []portsCase{
 		if len(pending) != 2 || pending[0].ID != "a" || pending[0].Attempts != 1 || pending[0].Error != "github is down" {
 			t.Fatalf("pending after the release = %+v; want a (1 attempt, its error) and c", pending)
 		}
-		// c's claimer never came back: its claim ends after hold.
-		assertEqual(t, claim(t0.Add(hold-time.Nanosecond), 5), []string{})
-		assertEqual(t, claim(t0.Add(hold), 5), []string{"c"})
+		// c's claimer renews its claim while it works, then never comes
+		// back: its claim ends when the renewed one does.
+		must(t, s.RenewClaim(ctx, "c", t0.Add(hold+5*time.Second)))
+		assertEqual(t, claim(t0.Add(hold+5*time.Second-time.Nanosecond), 5), []string{})
+		assertEqual(t, claim(t0.Add(hold+5*time.Second), 5), []string{"c"})
 
 		if _, err := s.ClaimDeliveries(ctx, t0, hold, 0); err == nil {
 			t.Error("ClaimDeliveries(limit 0) succeeded")
@@ -89,6 +91,30 @@ var sharedClaimTests = []portsCase{
 		}
 		if _, ok, err := s.ClaimNotificationCursor(ctx, "generic:def", "r1", t0, hold); err != nil || !ok {
 			t.Fatalf("claim of another target = %v, %v; want taken", ok, err)
+		}
+	}},
+	{"roles/one holder at a time", func(t *testing.T, s Ports) {
+		const hold = time.Minute
+		steps := []struct {
+			holder string
+			at     time.Duration
+			want   bool
+		}{
+			{"r1", 0, true},
+			{"r2", hold - time.Nanosecond, false},
+			{"r1", time.Second, true}, // renewed until 1s+hold
+			{"r2", time.Second + hold - time.Nanosecond, false},
+			{"r2", time.Second + hold, true},
+			{"r1", time.Second + hold, false},
+		}
+		for i, st := range steps {
+			ok, err := s.ClaimRole(ctx, "reconciler", st.holder, t0.Add(st.at), hold)
+			if err != nil || ok != st.want {
+				t.Fatalf("step %d: %s claims at +%v = %v, %v; want %v", i, st.holder, st.at, ok, err, st.want)
+			}
+		}
+		if ok, err := s.ClaimRole(ctx, "other", "r1", t0.Add(time.Second+hold), hold); err != nil || !ok {
+			t.Fatalf("another role = %v, %v; want taken", ok, err)
 		}
 	}},
 }
@@ -170,6 +196,12 @@ func RunShared(t *testing.T, newPair PairFactory) {
 		}
 		if _, ok, err := b.ClaimNotificationCursor(ctx, "generic:x", "r2", t0.Add(time.Minute), time.Minute); err != nil || !ok {
 			t.Fatalf("claim through the second store after the hold = %v, %v; want taken", ok, err)
+		}
+		if ok, err := a.ClaimRole(ctx, "reconciler", "r1", t0, time.Minute); err != nil || !ok {
+			t.Fatalf("role through the first store = %v, %v", ok, err)
+		}
+		if ok, err := b.ClaimRole(ctx, "reconciler", "r2", t0.Add(time.Second), time.Minute); err != nil || ok {
+			t.Fatalf("role through the second store = %v, %v; want refused while the first holds it", ok, err)
 		}
 	})
 }

@@ -35,11 +35,7 @@ func TestPostgresShared(t *testing.T) {
 		url := pgtest.URL(t)
 		var out [2]storetest.Ports
 		for i := range out {
-			var opts []postgres.Option
-			if i == 1 {
-				opts = append(opts, postgres.Shared()) // until replicas share the writer role
-			}
-			s, err := postgres.Open(context.Background(), url, opts...)
+			s, err := postgres.Open(context.Background(), url)
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}

@@ -198,7 +198,7 @@ func (a *App) Start(ctx context.Context) error {
 	a.bg.Add(1)
 	go func() {
 		defer a.bg.Done()
-		a.runAsRole(ctx, a.store, reconcilerRole, a.svc.Reconciler().Run)
+		a.runAsRole(ctx, a.store, reconcilerRole, LeaseTTL, a.svc.Reconciler().Run)
 	}()
 	a.bg.Add(1)
 	go func() {

@@ -10,23 +10,49 @@ import (
 	"github.com/mergequeue/mq/queue"
 )
 
+// writeHold is a hold on some work that ends (a queue's lease, a role).
+type writeHold interface {
+	// HeldUntil is when the hold may pass on at the earliest; zero once
+	// lost.
+	HeldUntil() time.Time
+}
+
+type holdKey struct{}
+
+// withHold returns ctx carrying h: GitHub writes made under it need h
+// (leaseWriteGuard), as they need a queue.Fence.
+func withHold(ctx context.Context, h writeHold) context.Context {
+	return context.WithValue(ctx, holdKey{}, h)
+}
+
+// holdOf returns the hold ctx's GitHub writes need: its queue.Fence, or
+// the hold of withHold.
+func holdOf(ctx context.Context) (writeHold, bool) {
+	if f, ok := queue.FenceOf(ctx); ok {
+		return f, true
+	}
+	h, ok := ctx.Value(holdKey{}).(writeHold)
+	return h, ok && h != nil
+}
+
 // leaseWriteGuard is the GitHub client middleware that keeps a queue's
-// former decision-maker from writing to GitHub: a request that may write
-// (any method but GET and HEAD), made under a context carrying a
-// queue.Fence, is not sent unless the lease is held for at least
-// minWriteWindow more, and it is cut off when the lease may pass on, so
-// that it ends within the lease. It runs on every try of a call.
+// former decision-maker (or a role's former holder) from writing to
+// GitHub: a request that may write (any method but GET and HEAD), made
+// under a context carrying a queue.Fence or a role's hold, is not sent
+// unless the hold lasts at least minWriteWindow more, and it is cut off
+// when the hold may pass on, so that it ends within it. It runs on every
+// try of a call.
 // (Its type is githubx's client middleware's.)
 func leaseWriteGuard(now func() time.Time) func(http.RoundTripper) http.RoundTripper {
 	return func(next http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-			f, fenced := queue.FenceOf(req.Context())
-			if !fenced || req.Method == http.MethodGet || req.Method == http.MethodHead {
+			f, held := holdOf(req.Context())
+			if !held || req.Method == http.MethodGet || req.Method == http.MethodHead {
 				return next.RoundTrip(req)
 			}
 			until := f.HeldUntil()
 			if until.Sub(now()) < minWriteWindow {
-				return nil, fmt.Errorf("refused to send %s %s for queue %d: %w", req.Method, req.URL.Path, f.QueueID(), queue.ErrLeaseLost)
+				return nil, fmt.Errorf("refused to send %s %s: %w", req.Method, req.URL.Path, queue.ErrLeaseLost)
 			}
 			ctx, cancel := context.WithDeadline(req.Context(), until)
 			resp, err := next.RoundTrip(req.WithContext(ctx))

@@ -203,7 +203,8 @@ func TestLeaseWriteGuard(t *testing.T) {
 	ctx := context.Background()
 	short := queue.WithFence(ctx, fixedFence{until: now.Add(minWriteWindow - time.Millisecond)})
 	lost := queue.WithFence(ctx, fixedFence{})
-	for _, c := range []context.Context{short, lost} {
+	roleLost := withHold(ctx, &roleHold{})
+	for _, c := range []context.Context{short, lost, roleLost} {
 		for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 			if err := send(c, m); !errors.Is(err, queue.ErrLeaseLost) {
 				t.Errorf("%s without the lease for the write = %v; want ErrLeaseLost", m, err)

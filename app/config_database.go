@@ -24,6 +24,10 @@ type DatabaseConfig struct {
 	// (driver postgres; MQ_DATABASE_URL overrides it). A search_path
 	// parameter selects the schema.
 	URL string `yaml:"url"`
+	// Replicas lets several servers share the PostgreSQL schema, dividing
+	// the queues by per-queue leases (experimental; docs/operations.md).
+	// Without it a second server on the schema is refused.
+	Replicas bool `yaml:"replicas"`
 }
 
 // Describe names the database for the logs, without a password.
@@ -45,6 +49,9 @@ func (d DatabaseConfig) validate() []error {
 		}
 		if d.URL != "" {
 			errs = append(errs, fmt.Errorf("database.url is for driver %q; driver %q uses database.path", DriverPostgres, DriverSQLite))
+		}
+		if d.Replicas {
+			errs = append(errs, fmt.Errorf("database.replicas is for driver %q: a SQLite file serves one process", DriverPostgres))
 		}
 	case DriverPostgres:
 		if d.URL == "" {

@@ -336,6 +336,8 @@ func TestValidate(t *testing.T) {
 		{"database", func(c *Config) { c.Database = DatabaseConfig{Driver: "mysql"} }, []string{"database.driver"}},
 		{"sqlite without a path", func(c *Config) { c.Database = DatabaseConfig{Driver: "sqlite", URL: "postgres://h/db"} },
 			[]string{"database.path", "database.url is for driver"}},
+		{"sqlite with replicas", func(c *Config) { c.Database = DatabaseConfig{Driver: "sqlite", Path: "mq.db", Replicas: true} },
+			[]string{"database.replicas is for driver"}},
 		{"postgres without a URL", func(c *Config) { c.Database = DatabaseConfig{Driver: "postgres"} }, []string{"database.url is required"}},
 		{"postgres with a bad URL", func(c *Config) { c.Database = DatabaseConfig{Driver: "postgres", URL: "mysql://u:s3cret@h/db"} },
 			[]string{"database.url: want a postgres://"}},

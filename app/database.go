@@ -90,11 +90,23 @@ var (
 )
 
 // OpenDatabase opens the database that cfg names with its driver (and
-// applies its pending migrations): the one place the process, and every
-// command of the CLI, opens its database. A SQLite file serves one server
-// (commands such as bot token write beside it); a PostgreSQL schema serves
-// any number of replicas, which share the queues by per-queue leases.
+// applies its pending migrations) for the server: the one place the
+// process, and every command of the CLI (OpenDatabaseBeside), opens its
+// database. On PostgreSQL it takes the schema's writer lock (a second
+// server on the schema is refused) unless cfg.Replicas: then any number of
+// servers share the schema, dividing the queues by per-queue leases.
 func OpenDatabase(ctx context.Context, cfg DatabaseConfig) (Database, error) {
+	return openDatabase(ctx, cfg, cfg.Replicas)
+}
+
+// OpenDatabaseBeside opens the database as OpenDatabase does, for a
+// command that writes a few rows beside a running server (bot token): it
+// takes no writer lock.
+func OpenDatabaseBeside(ctx context.Context, cfg DatabaseConfig) (Database, error) {
+	return openDatabase(ctx, cfg, true)
+}
+
+func openDatabase(ctx context.Context, cfg DatabaseConfig, noLock bool) (Database, error) {
 	switch cfg.Driver {
 	case DriverSQLite:
 		store, err := sqlite.Open(ctx, cfg.Path)
@@ -103,7 +115,11 @@ func OpenDatabase(ctx context.Context, cfg DatabaseConfig) (Database, error) {
 		}
 		return store, nil
 	case DriverPostgres:
-		store, err := postgres.Open(ctx, cfg.URL)
+		var opts []postgres.Option
+		if noLock {
+			opts = append(opts, postgres.NoWriterLock())
+		}
+		store, err := postgres.Open(ctx, cfg.URL, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("failed to open the PostgreSQL database: %w", err)
 		}

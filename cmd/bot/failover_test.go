@@ -97,6 +97,9 @@ func newReplicaSet(t *testing.T, n int) *replicaSet {
 	if err := fake.SetPermission(crashRepoOwner, crashRepoName, crashCommenter, "write"); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "app-key.pem"), fake.AppPrivateKeyPEM(), 0o600); err != nil {
+		t.Fatalf("failed to write the App key: %v", err)
+	}
 	h.stopHook = s.stopAll
 	t.Cleanup(func() {
 		if err := h.stop(); err != nil {
@@ -131,8 +134,13 @@ func newReplicaSet(t *testing.T, n int) *replicaSet {
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	h.token = lines[len(lines)-1]
-	for _, r := range s.live() {
-		h.waitFor(fmt.Sprintf("replica %d to be ready", r.n), crashWait, func() bool { return s.readyAt(r.addr) }, nil)
+	for _, r := range s.replicas {
+		h.waitFor(fmt.Sprintf("replica %d to be ready", r.n), crashWait, func() bool {
+			if r.dead.Load() {
+				t.Fatalf("replica %d exited at start: %v", r.n, r.err)
+			}
+			return s.readyAt(r.addr)
+		}, nil)
 	}
 	return s
 }
@@ -144,10 +152,7 @@ func (s *replicaSet) writeReplicaConfig(path, addr, secret string) error {
 	if level == "" {
 		level = "info"
 	}
-	keyPath := filepath.Join(s.dir, "app-key.pem")
-	if err := os.WriteFile(keyPath, s.fake.AppPrivateKeyPEM(), 0o600); err != nil {
-		return fmt.Errorf("failed to write the App key: %w", err)
-	}
+	keyPath := filepath.Join(s.dir, "app-key.pem") // written once, before the first replica starts
 	cfg := fmt.Sprintf(`server:
   address: %[1]q
   public_url: "http://%[9]s"
@@ -163,6 +168,7 @@ github:
 database:
   driver: postgres
   url: %[6]q
+  replicas: true
 logging:
   level: %[8]q
   format: "json"
@@ -181,7 +187,7 @@ func (s *replicaSet) spawn(r *replica, cfgPath string) error {
 	if err != nil {
 		return fmt.Errorf("failed to open the bot log: %w", err)
 	}
-	defer f.Close()
+	defer f.Close() // the process has its own copy
 	cmd := exec.Command(s.binary, "serve", "--config", cfgPath)
 	cmd.Env = envWithout(os.Environ(), "MQ_")
 	cmd.Stdout, cmd.Stderr = f, f

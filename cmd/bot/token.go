@@ -69,7 +69,7 @@ func token(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	store, err := app.OpenDatabase(ctx, dbCfg)
+	store, err := app.OpenDatabaseBeside(ctx, dbCfg)
 	if err != nil {
 		return err
 	}

@@ -9,11 +9,15 @@
 //     goose_db_version), in the schema the URL's search_path names (the
 //     user's default schema otherwise), by one process at a time. Open
 //     refuses a database whose schema is newer than this binary.
-//   - Several processes (replicas) may open one schema. Each writes
-//     through one connection of its own (every write, and every WithTx
-//     transaction), reconnecting when it is lost; reads outside a
-//     transaction use a small pool of read-only connections. Migrations
-//     run under an advisory lock: two processes never migrate at once.
+//   - Every write, and every WithTx transaction, of a process goes through
+//     one connection, which holds a session advisory lock on the schema:
+//     one server process writes to a schema at a time, a second one is
+//     refused with ErrLocked (Open checks it at once). NoWriterLock opens
+//     without it: for replicas sharing the schema (database.replicas) and
+//     for bot token. If the connection is lost, the next write reconnects
+//     (and takes the lock again). Reads outside a transaction use a small
+//     pool of read-only connections. Migrations run under a lock of their
+//     own: two processes never migrate at once.
 //   - Per-queue leases (AcquireLease, RenewLease, ReleaseLease) say which
 //     replica decides for a queue; their fencing token grows each time a
 //     lease changes hands, and Fenced runs a transaction only while its

@@ -20,12 +20,12 @@ var epoch = time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
 func replicas(t *testing.T) (a, b *postgres.Store, q *queue.Queue, url string) {
 	t.Helper()
 	url = pgtest.URL(t)
-	a, err := postgres.Open(context.Background(), url)
+	a, err := postgres.Open(context.Background(), url, postgres.NoWriterLock())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = a.Close() })
-	b, err = postgres.Open(context.Background(), url)
+	b, err = postgres.Open(context.Background(), url, postgres.NoWriterLock())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,6 +44,10 @@ func isUniqueViolation(err error) bool {
 	return errors.As(err, &pe) && pe.Code == "23505"
 }
 
+// ErrLocked is returned when another process holds the schema's writer
+// lock.
+var ErrLocked = errors.New("another process writes to this PostgreSQL schema (one mq process per schema unless database.replicas is set)")
+
 // Store is the PostgreSQL implementation of queue.Store and of the ports
 // declared by the inbox, the API tokens, the notifier, the dashboard and
 // the app (app.Database): the shared store of queue/sqlstore on one
@@ -59,11 +63,25 @@ type Store struct {
 	unknownVersion atomic.Uint64
 }
 
+// Option adjusts Open.
+type Option func(*options)
+
+type options struct{ noLock bool }
+
+// NoWriterLock opens the store without the schema's writer lock: for
+// replicas sharing the schema (database.replicas, which divide the queues
+// by per-queue leases), and for a short-lived command that writes single
+// rows beside a running server (bot token).
+func NoWriterLock() Option { return func(o *options) { o.noLock = true } }
+
 // Open connects to the PostgreSQL database at rawURL (a postgres:// URL or
-// key=value connection string, as libpq takes them) and applies pending
-// migrations. Several processes (replicas) may open one schema: they share
-// the queues by per-queue leases.
-func Open(ctx context.Context, rawURL string) (*Store, error) {
+// key=value connection string, as libpq takes them), takes the schema's
+// writer lock (unless NoWriterLock) and applies pending migrations.
+func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("failed to parse the PostgreSQL URL: %w", redactErr(err, rawURL))
@@ -72,7 +90,11 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		cfg.ConnectTimeout = connectTimeout
 	}
 	where := Redact(rawURL)
-	writer := stdlib.OpenDB(*cfg)
+	var writerOpts []stdlib.OptionOpenDB
+	if !o.noLock {
+		writerOpts = append(writerOpts, stdlib.OptionAfterConnect(lockSchema))
+	}
+	writer := stdlib.OpenDB(*cfg, writerOpts...)
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
@@ -102,6 +124,22 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		return nil, fmt.Errorf("database %s: %w", where, err)
 	}
 	return &Store{Store: core, writer: writer, reader: reader, where: where, cfg: cfg, wakes: wakeChannel(schema)}, nil
+}
+
+// lockSchema takes, on a new writer connection, the session advisory lock
+// of the connection's schema, or fails with ErrLocked.
+func lockSchema(ctx context.Context, conn *pgx.Conn) error {
+	var ok bool
+	var schema string
+	err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended('mergequeue writer ' || current_schema(), 0)), current_schema()`).
+		Scan(&ok, &schema)
+	if err != nil {
+		return fmt.Errorf("failed to take the schema's writer lock: %w", err)
+	}
+	if !ok {
+		return fmt.Errorf("schema %q: %w", schema, ErrLocked)
+	}
+	return nil
 }
 
 // migrate applies the embedded migrations not yet applied, on the writer
@@ -140,13 +178,22 @@ func migrate(ctx context.Context, db *sql.DB) (err error) {
 	return nil
 }
 
-// Close closes the read pool and the writer connection. The Store must not
-// be used afterwards.
+// Close closes the read pool and the writer connection (releasing the
+// schema's lock). The Store must not be used afterwards.
 func (s *Store) Close() error {
 	cerr := s.Store.Close()
+	// The server ends a closed session in its own time; unlock first, so
+	// that the next process to open the schema finds it free. (A store
+	// without the lock unlocks nothing.)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_, uerr := s.writer.ExecContext(ctx, `SELECT pg_advisory_unlock_all()`)
+	cancel()
+	if uerr != nil {
+		uerr = fmt.Errorf("failed to release the schema's writer lock: %w", uerr)
+	}
 	rerr := s.reader.Close()
 	werr := s.writer.Close()
-	if err := errors.Join(cerr, rerr, werr); err != nil {
+	if err := errors.Join(cerr, uerr, rerr, werr); err != nil {
 		return fmt.Errorf("failed to close database %s: %w", s.where, err)
 	}
 	return nil

@@ -23,14 +23,57 @@ func open(t *testing.T, url string) *postgres.Store {
 	return s
 }
 
-// Several processes (replicas) open one schema at once: each sees what
-// the others wrote, and what was written is there after they closed.
-func TestReplicasShareASchema(t *testing.T) {
+// One process writes to a schema at a time: a second Open is refused with
+// ErrLocked while the first holds it, and succeeds once it is closed; what
+// the first wrote is there.
+func TestOneWriterPerSchema(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.URL(t)
 	first := open(t, url)
+	q := &queue.Queue{Key: queue.QueueKey{Repo: queue.Repo{Host: queue.DefaultHost, Owner: "acme", Name: "widgets"}, Branch: "main"},
+		State: queue.QueueRunning, Settings: queue.DefaultSettings(), NextSeq: 1, CreatedAt: time.Unix(1, 0).UTC(), UpdatedAt: time.Unix(1, 0).UTC()}
+	if err := first.CreateQueue(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := postgres.Open(ctx, url); !errors.Is(err, postgres.ErrLocked) {
+		if s != nil {
+			_ = s.Close()
+		}
+		t.Fatalf("second Open while the first is open = %v, want ErrLocked", err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
 	second := open(t, url)
+	defer second.Close()
+	got, err := second.GetQueue(ctx, q.Key)
+	if err != nil || got.ID != q.ID {
+		t.Fatalf("GetQueue after reopening = %+v, %v", got, err)
+	}
+	// Another schema of the same database is another store.
+	other := open(t, pgtest.URL(t))
+	defer other.Close()
+	if _, err := other.GetQueue(ctx, q.Key); !errors.Is(err, queue.ErrNotFound) {
+		t.Errorf("another schema sees the queue: %v", err)
+	}
+}
+
+// Replicas (NoWriterLock, database.replicas) open one schema at once: each
+// sees what the others wrote, and what was written is there after they
+// closed.
+func TestReplicasShareASchema(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	first, err := postgres.Open(ctx, url, postgres.NoWriterLock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := postgres.Open(ctx, url, postgres.NoWriterLock())
+	if err != nil {
+		t.Fatal(err)
+	}
 	q := &queue.Queue{Key: queue.QueueKey{Repo: queue.Repo{Host: queue.DefaultHost, Owner: "acme", Name: "widgets"}, Branch: "main"},
 		State: queue.QueueRunning, Settings: queue.DefaultSettings(), NextSeq: 1, CreatedAt: time.Unix(1, 0).UTC(), UpdatedAt: time.Unix(1, 0).UTC()}
 	if err := first.CreateQueue(ctx, q); err != nil {
@@ -129,8 +172,9 @@ func TestReconnectsAfterTheServerDropsItsConnections(t *testing.T) {
 	if killed < 2 {
 		t.Fatalf("terminated %d connections, want the writer's and a reader's", killed)
 	}
-	// A call may fail on a dropped connection; the store reconnects by
-	// itself within moments.
+	// A call may fail on a dropped connection, or while the server has not
+	// yet ended the dropped session that held the lock; the store
+	// reconnects by itself within moments.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		werr := s.SetAppState(ctx, "k", "v")
@@ -148,6 +192,12 @@ func TestReconnectsAfterTheServerDropsItsConnections(t *testing.T) {
 	}
 	if v, ok, err := s.AppState(ctx, "k"); err != nil || !ok || v != "v" {
 		t.Errorf("AppState = %q, %v, %v", v, ok, err)
+	}
+	if other, err := postgres.Open(ctx, url); !errors.Is(err, postgres.ErrLocked) {
+		if other != nil {
+			_ = other.Close()
+		}
+		t.Errorf("a second server after the reconnection: %v, want ErrLocked (the writer holds the lock again)", err)
 	}
 }
 

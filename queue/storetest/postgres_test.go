@@ -35,7 +35,7 @@ func TestPostgresShared(t *testing.T) {
 		url := pgtest.URL(t)
 		var out [2]storetest.Ports
 		for i := range out {
-			s, err := postgres.Open(context.Background(), url)
+			s, err := postgres.Open(context.Background(), url, postgres.NoWriterLock())
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}

@@ -24,5 +24,5 @@ func (s *Store) QueueVersion(queueID int64) uint64 {
 	if err != nil {
 		return 1<<63 | s.unknownVersion.Add(1)
 	}
-	return uint64(v)
+	return uint64(max(v, 0)) //nolint:gosec // a sum of counters that only grow: never negative, below 2^63
 }

@@ -73,6 +73,7 @@ func TestFailedCheckIsRetriedInPlace(t *testing.T) {
 	// Failing on both attempts fails the PR, both runs linked.
 	p3 := h.openPR("broken", map[string]string{"broken.txt": "3\n"})
 	h.submit(p3)
+	h.waitState(p3, "testing") // else "pending" below could be its admission
 	a1 := h.completeRunOf(p3, false)
 	h.waitState(p3, "pending")
 	a2 := h.completeRunOf(p3, false)
@@ -119,6 +120,7 @@ func TestCheckRetryBudgetStopsRetries(t *testing.T) {
 	h.env.Fake.SetCIHold(true)
 	p1 := h.openPR("one", map[string]string{"one.txt": "1\n"})
 	h.submit(p1)
+	h.waitState(p1, "testing") // else "pending" below could be its admission
 	h.completeRunOf(p1, false)
 	if s := h.waitState(p1, "pending"); s.StateReason != "retrying_failed_check" {
 		t.Fatalf("#%d: %+v; want a retry", p1, s)

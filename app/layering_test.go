@@ -219,3 +219,24 @@ func goListLines(t *testing.T, tmpl, pattern string) []string {
 	}
 	return strings.Split(strings.TrimSpace(string(out)), "\n")
 }
+
+// TestOnlyTheCompositionRootOpensTheStore: outside their tests, only app
+// (app.OpenDatabase, from database.driver) imports the SQL stores, and only
+// the two stores import what they share (queue/sqlstore); everything else
+// reaches the database through the ports its consumers declare.
+func TestOnlyTheCompositionRootOpensTheStore(t *testing.T) {
+	t.Parallel()
+	allowed := map[string][]string{
+		m("queue/sqlite"):   {m("app")},
+		m("queue/postgres"): {m("app")},
+		m("queue/sqlstore"): {m("queue/sqlite"), m("queue/postgres")},
+	}
+	for _, line := range goListLines(t, `{{.ImportPath}}:{{join .Imports " "}}`, m("...")) {
+		pkg, imports, _ := strings.Cut(line, ":")
+		for _, imp := range strings.Fields(imports) {
+			if who, ok := allowed[imp]; ok && !slices.Contains(who, pkg) {
+				t.Errorf("%s imports %s: open the database with app.OpenDatabase and use the ports", pkg, imp)
+			}
+		}
+	}
+}

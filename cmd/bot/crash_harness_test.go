@@ -215,14 +215,7 @@ func newCrashHarness(t *testing.T, opts crashOptions) *crashHarness {
 	if err := h.writeConfig(hex.EncodeToString(secret)); err != nil {
 		t.Fatal(err)
 	}
-	tokenCmd := exec.Command(binary, "token", "create", "--db", h.dbPath, "--name", "crash-harness")
-	tokenCmd.Env = envWithout(os.Environ(), "MQ_")
-	out, err := tokenCmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("bot token create: %v\n%s", err, out)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	h.token = lines[len(lines)-1]
+	h.token = createToken(t, binary, "--db", h.dbPath, "--name", "crash-harness")
 
 	t.Cleanup(func() {
 		if err := h.stop(); err != nil {
@@ -565,4 +558,18 @@ func envWithout(env []string, prefix string) []string {
 		}
 	}
 	return out
+}
+
+// createToken runs binary's `token create` with args (outside the test's
+// MQ_ environment) and returns the secret it prints last.
+func createToken(t *testing.T, binary string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"token", "create"}, args...)...)
+	cmd.Env = envWithout(os.Environ(), "MQ_")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("bot token create: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
 }

@@ -126,14 +126,7 @@ func newReplicaSet(t *testing.T, n int) *replicaSet {
 			t.Fatal(err)
 		}
 	}
-	tokenCmd := exec.Command(binary, "token", "create", "--config", h.cfgPath, "--name", "failover-harness")
-	tokenCmd.Env = envWithout(os.Environ(), "MQ_")
-	out, err := tokenCmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("bot token create: %v\n%s", err, out)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	h.token = lines[len(lines)-1]
+	h.token = createToken(t, binary, "--config", h.cfgPath, "--name", "failover-harness")
 	for _, r := range s.replicas {
 		h.waitFor(fmt.Sprintf("replica %d to be ready", r.n), crashWait, func() bool {
 			if r.dead.Load() {

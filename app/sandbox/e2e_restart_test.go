@@ -10,19 +10,32 @@ import (
 	"github.com/mergequeue/mq/githubx/fakegithub"
 )
 
-// The process stops while two PRs are testing and CI finishes while it is
-// down (those webhooks are lost); restarted on the same SQLite file, the
-// queue resumes and merges both PRs exactly once.
+// The process stops while two PRs are testing (one submitted by REST, one
+// by a /mq merge comment) and CI finishes while it is down (those webhooks
+// are lost); restarted on the same SQLite file, the queue resumes and
+// merges both PRs exactly once, in order.
 func TestRestartMidTest(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, fakegithub.CIOptions{})
+	restartMidTest(t, Options{})
+}
+
+// restartMidTest is the scenario of TestRestartMidTest on the database of
+// opts (Options.Database: nil is the sandbox's SQLite file).
+func restartMidTest(t *testing.T, opts Options) {
+	t.Helper()
+	h := newHarnessWith(t, opts)
 	h.env.Fake.SetCIHold(true)
 	h.createQueue(2)
+	if err := h.env.Fake.SetPermission(owner, repo, "alice", "write"); err != nil {
+		t.Fatal(err)
+	}
 	p1 := h.openPR("one", map[string]string{"one.txt": "1\n"})
 	p2 := h.openPR("two", map[string]string{"two.txt": "2\n"})
 	initial := len(h.mainCommits())
 	h.submit(p1)
-	h.submit(p2)
+	if _, err := h.env.Fake.Comment(owner, repo, p2, "alice", "/mq merge"); err != nil {
+		t.Fatal(err)
+	}
 	h.waitState(p1, "testing")
 	h.waitState(p2, "testing")
 
@@ -32,7 +45,7 @@ func TestRestartMidTest(t *testing.T) {
 	h.env.Fake.SetCIHold(false)
 	h.env.Fake.ReleaseCI()
 	if err := h.env.RestartApp(context.Background()); err != nil {
-		t.Fatalf("restart: %v", err)
+		t.Fatalf("restart on the same database: %v", err)
 	}
 
 	h.waitState(p1, "merged")
@@ -40,7 +53,11 @@ func TestRestartMidTest(t *testing.T) {
 	if got := h.env.Fake.Calls("PUT /repos/{owner}/{repo}/pulls/{number}/merge"); got != 2 {
 		t.Errorf("merge endpoint called %d times, want 2 (each PR once)", got)
 	}
-	if got := len(h.mainCommits()) - initial; got != 2 {
+	commits := h.mainCommits()
+	if i1, i2 := indexOf(commits, h.mergeCommit(p1)), indexOf(commits, h.mergeCommit(p2)); i1 < 0 || i1 >= i2 {
+		t.Errorf("merge order on main: #%d at %d, #%d at %d; want submission order", p1, i1, p2, i2)
+	}
+	if got := len(commits) - initial; got != 2 {
 		t.Errorf("main gained %d commits, want 2", got)
 	}
 	h.assertLandedTreesPassed(initial)

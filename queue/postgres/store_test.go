@@ -31,8 +31,7 @@ func TestOneWriterPerSchema(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
 	first := open(t, url)
-	q := &queue.Queue{Key: queue.QueueKey{Repo: queue.Repo{Host: queue.DefaultHost, Owner: "acme", Name: "widgets"}, Branch: "main"},
-		State: queue.QueueRunning, Settings: queue.DefaultSettings(), NextSeq: 1, CreatedAt: time.Unix(1, 0).UTC(), UpdatedAt: time.Unix(1, 0).UTC()}
+	q := testQueue()
 	if err := first.CreateQueue(ctx, q); err != nil {
 		t.Fatal(err)
 	}
@@ -45,18 +44,7 @@ func TestOneWriterPerSchema(t *testing.T) {
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
-	second := open(t, url)
-	defer second.Close()
-	got, err := second.GetQueue(ctx, q.Key)
-	if err != nil || got.ID != q.ID {
-		t.Fatalf("GetQueue after reopening = %+v, %v", got, err)
-	}
-	// Another schema of the same database is another store.
-	other := open(t, pgtest.URL(t))
-	defer other.Close()
-	if _, err := other.GetQueue(ctx, q.Key); !errors.Is(err, queue.ErrNotFound) {
-		t.Errorf("another schema sees the queue: %v", err)
-	}
+	reopened(t, url, q)
 }
 
 // Replicas (NoWriterLock, database.replicas) open one schema at once: each
@@ -74,8 +62,7 @@ func TestReplicasShareASchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := &queue.Queue{Key: queue.QueueKey{Repo: queue.Repo{Host: queue.DefaultHost, Owner: "acme", Name: "widgets"}, Branch: "main"},
-		State: queue.QueueRunning, Settings: queue.DefaultSettings(), NextSeq: 1, CreatedAt: time.Unix(1, 0).UTC(), UpdatedAt: time.Unix(1, 0).UTC()}
+	q := testQueue()
 	if err := first.CreateQueue(ctx, q); err != nil {
 		t.Fatal(err)
 	}
@@ -94,18 +81,7 @@ func TestReplicasShareASchema(t *testing.T) {
 	if err := second.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again := open(t, url)
-	defer again.Close()
-	got, err := again.GetQueue(ctx, q.Key)
-	if err != nil || got.ID != q.ID {
-		t.Fatalf("GetQueue after reopening = %+v, %v", got, err)
-	}
-	// Another schema of the same database is another store.
-	other := open(t, pgtest.URL(t))
-	defer other.Close()
-	if _, err := other.GetQueue(ctx, q.Key); !errors.Is(err, queue.ErrNotFound) {
-		t.Errorf("another schema sees the queue: %v", err)
-	}
+	reopened(t, url, q)
 }
 
 // A schema migrated by a newer binary is refused, not written to.
@@ -151,8 +127,7 @@ func TestReconnectsAfterTheServerDropsItsConnections(t *testing.T) {
 	url := pgtest.URL(t) + "&application_name=mq_reconnect_test"
 	s := open(t, url)
 	defer s.Close()
-	q := &queue.Queue{Key: queue.QueueKey{Repo: queue.Repo{Host: queue.DefaultHost, Owner: "acme", Name: "widgets"}, Branch: "main"},
-		State: queue.QueueRunning, Settings: queue.DefaultSettings(), NextSeq: 1, CreatedAt: time.Unix(1, 0).UTC(), UpdatedAt: time.Unix(1, 0).UTC()}
+	q := testQueue()
 	if err := s.CreateQueue(ctx, q); err != nil {
 		t.Fatal(err)
 	}
@@ -215,4 +190,28 @@ func FuzzRedact(f *testing.F) {
 			t.Fatalf("Redact shows the password: %q for %q but %q for another password", a, at(password), b)
 		}
 	})
+}
+
+// testQueue is a queue to store in the tests.
+func testQueue() *queue.Queue {
+	return &queue.Queue{Key: queue.QueueKey{Repo: queue.Repo{Host: queue.DefaultHost, Owner: "acme", Name: "widgets"}, Branch: "main"},
+		State: queue.QueueRunning, Settings: queue.DefaultSettings(), NextSeq: 1, CreatedAt: time.Unix(1, 0).UTC(), UpdatedAt: time.Unix(1, 0).UTC()}
+}
+
+// reopened checks that the schema of url, opened again, holds q, and that
+// another schema of the same database is another store.
+func reopened(t *testing.T, url string, q *queue.Queue) {
+	t.Helper()
+	ctx := context.Background()
+	again := open(t, url)
+	defer again.Close()
+	got, err := again.GetQueue(ctx, q.Key)
+	if err != nil || got.ID != q.ID {
+		t.Fatalf("GetQueue after reopening = %+v, %v", got, err)
+	}
+	other := open(t, pgtest.URL(t))
+	defer other.Close()
+	if _, err := other.GetQueue(ctx, q.Key); !errors.Is(err, queue.ErrNotFound) {
+		t.Errorf("another schema sees the queue: %v", err)
+	}
 }

@@ -11,88 +11,65 @@ import (
 // each is a copy of GitHub's or the store's state, bounded, and losing it
 // (a restart) costs only a read.
 
-// pollSchedule remembers when each not_ready entry's PR was last read, so
-// each is re-read at most every NotReadyPoll. Entries not read for ten
-// polls are swept once more than maxPolled are remembered.
-type pollSchedule struct {
-	mu   sync.Mutex
-	last map[string]time.Time
+// readSchedule remembers, per entry, when its PR was last read or heard
+// of from GitHub, so that it is read again only every so often: the
+// not_ready polls (every NotReadyPoll) and the reconciler's re-reads of
+// PRs nothing was heard of (every PRRecheckEvery) are two of them. An entry
+// never heard of since the process started is due at once: a process that
+// starts (or takes a queue over) never trusts the facts it finds stored.
+// Entries not heard of for ten periods are swept once more than maxPolled
+// are remembered.
+type readSchedule struct {
+	mu    sync.Mutex
+	every time.Duration
+	last  map[string]time.Time
 }
 
 // maxPolled is the number of remembered reads above which stale ones are
 // swept.
 const maxPolled = 1024
 
-func newPollSchedule() *pollSchedule { return &pollSchedule{last: map[string]time.Time{}} }
-
-// due reports whether the entry's PR is due for a read at now, and if so
-// records the read.
-func (p *pollSchedule) due(entryID string, now time.Time) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if last, ok := p.last[entryID]; ok && now.Sub(last) < engine.NotReadyPoll {
-		return false
-	}
-	p.last[entryID] = now
-	if len(p.last) > maxPolled {
-		for id, at := range p.last {
-			if now.Sub(at) > 10*engine.NotReadyPoll {
-				delete(p.last, id)
-			}
-		}
-	}
-	return true
+func newReadSchedule(every time.Duration) *readSchedule {
+	return &readSchedule{every: every, last: map[string]time.Time{}}
 }
 
-// forget drops an entry that ended.
-func (p *pollSchedule) forget(entryID string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.last, entryID)
-}
-
-// recheckSchedule remembers when this process last heard of each active
-// entry's PR from GitHub (a read, or a webhook's facts), so the reconciler
-// re-reads a PR only when nothing was heard of it for PRRecheckEvery. A PR
-// not heard of since the process started is due at once: a process that
-// starts (or takes a queue over) never trusts the facts it finds stored.
-type recheckSchedule struct {
-	mu    sync.Mutex
-	every time.Duration
-	heard map[string]time.Time
-}
-
-func newRecheckSchedule(every time.Duration) *recheckSchedule {
-	return &recheckSchedule{every: every, heard: map[string]time.Time{}}
-}
-
-// due reports whether the entry's PR is due for a re-read at now.
-func (r *recheckSchedule) due(entryID string, now time.Time) bool {
+// due reports whether the entry's PR is due for a read at now.
+func (r *readSchedule) due(entryID string, now time.Time) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	at, ok := r.heard[entryID]
+	at, ok := r.last[entryID]
 	return !ok || now.Sub(at) >= r.every
 }
 
+// take reports whether the entry's PR is due for a read at now and, if so,
+// records the read.
+func (r *readSchedule) take(entryID string, now time.Time) bool {
+	if !r.due(entryID, now) {
+		return false
+	}
+	r.heardOf(entryID, now)
+	return true
+}
+
 // heardOf records that GitHub told of the entry's PR at now.
-func (r *recheckSchedule) heardOf(entryID string, now time.Time) {
+func (r *readSchedule) heardOf(entryID string, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.heard[entryID] = now
-	if len(r.heard) > maxPolled {
-		for id, at := range r.heard {
+	r.last[entryID] = now
+	if len(r.last) > maxPolled {
+		for id, at := range r.last {
 			if now.Sub(at) > 10*r.every {
-				delete(r.heard, id)
+				delete(r.last, id)
 			}
 		}
 	}
 }
 
 // forget drops an entry that ended.
-func (r *recheckSchedule) forget(entryID string) {
+func (r *readSchedule) forget(entryID string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.heard, entryID)
+	delete(r.last, entryID)
 }
 
 // protectionCache keeps each queue's branch-protection required checks for

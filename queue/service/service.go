@@ -73,8 +73,8 @@ type Service struct {
 	locks         map[int64]*sync.Mutex
 	lastReconcile map[int64]time.Time // queue ID → last full re-read of GitHub (a schedule)
 
-	polls      *pollSchedule
-	rechecks   *recheckSchedule
+	polls      *readSchedule // not_ready entries, every NotReadyPoll
+	rechecks   *readSchedule // the reconciler's re-reads, every PRRecheckEvery
 	protection *protectionCache
 	heads      *headCache
 	targets    *targetCache
@@ -103,7 +103,7 @@ func NewService(store queue.Store, gh queue.GitHub, opts Options) *Service {
 	fl := newInflight()
 	return &Service{store: store, gh: gh, opts: opts,
 		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{},
-		polls: newPollSchedule(), rechecks: newRecheckSchedule(opts.PRRecheckEvery), protection: newProtectionCache(opts.ReconcileEvery), heads: newHeadCache(opts.ReconcileEvery), targets: newTargetCache(),
+		polls: newReadSchedule(engine.NotReadyPoll), rechecks: newReadSchedule(opts.PRRecheckEvery), protection: newProtectionCache(opts.ReconcileEvery), heads: newHeadCache(opts.ReconcileEvery), targets: newTargetCache(),
 		inflight: fl, lanes: newLaneBook(), rec: newReconciler(store, gh, opts, fl)}
 }
 
@@ -395,7 +395,7 @@ func (s *Service) refreshNotReady(ctx context.Context, q *queue.Queue) error {
 		return fmt.Errorf("failed to list entries: %w", err)
 	}
 	for _, e := range entries {
-		if e.State != queue.StateNotReady || !s.polls.due(e.ID, s.now()) {
+		if e.State != queue.StateNotReady || !s.polls.take(e.ID, s.now()) {
 			continue
 		}
 		pr, err := s.gh.GetPullRequest(ctx, q.Key.Repo, e.PRNumber)

@@ -107,7 +107,11 @@ func TestWorkersRetryTransientFailuresSoon(t *testing.T) {
 	// Before: 2 s, 4 s, 8 s, 16 s, then the interval.
 	want := []time.Duration{75 * time.Millisecond, 150 * time.Millisecond, 300 * time.Millisecond, 600 * time.Millisecond,
 		30 * time.Second, 30 * time.Second, 30 * time.Second}
-	if !slices.Equal(waits, want) {
-		t.Fatalf("waits %v, want %v", waits, want)
+	// A sync may run once more (a wake) before the worker sees the
+	// cancellation: a wait after the last one wanted is the interval too.
+	extra := waits[min(len(want), len(waits)):]
+	if len(waits) < len(want) || !slices.Equal(waits[:len(want)], want) ||
+		slices.ContainsFunc(extra, func(d time.Duration) bool { return d != 30*time.Second }) {
+		t.Fatalf("waits %v, want %v (and then only the interval)", waits, want)
 	}
 }

@@ -260,6 +260,9 @@ func (s *Server) countCall(key string) {
 // ServeHTTP routes a request: count, authenticate, enforce the secondary
 // limits, inject faults, handle.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.serveGit(w, r) { // git's smart HTTP protocol (githttp.go)
+		return
+	}
 	path := r.URL.Path
 	if path == "/api/v3" || strings.HasPrefix(path, "/api/v3/") {
 		path = strings.TrimPrefix(path, "/api/v3")

@@ -55,6 +55,9 @@ func (c *Client) BuildBranch(ctx context.Context, repo queue.Repo, spec queue.Br
 	if err := errors.Join(check...); err != nil {
 		return queue.Built{}, fmt.Errorf("failed to %s: %w", what, err)
 	}
+	if c.git != nil { // WithGitBuilds: gitbuild.go
+		return c.git.build(ctx, c, repo, spec, what)
+	}
 	gh, err := c.InstallationClient(ctx, repo)
 	if err != nil {
 		return queue.Built{}, fmt.Errorf("failed to %s: %w", what, err)

@@ -34,6 +34,8 @@ type Client struct {
 	budgets       map[int64]*scheduler     // installation ID → its budget (kept when its client is dropped)
 	nodeIDs       map[string]string        // lower(owner/name) → repository node id
 	trees         *treeCache               // commit SHA → tree SHA (immutable)
+
+	git *gitBuilder // nil: BuildBranch uses the merges API
 }
 
 var _ queue.GitHub = (*Client)(nil)
@@ -75,6 +77,11 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("failed to create GitHub App client: %w", err)
 	}
 	c.app = app
+	if o.git != nil {
+		if c.git, err = newGitBuilder(context.Background(), *o.git, cfg.WebURL); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
 }
 

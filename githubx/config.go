@@ -87,6 +87,7 @@ type options struct {
 	observer   Observer
 	budget     Budget
 	clock      Clock
+	git        *GitBuildConfig // nil: test branches are built with the merges API
 }
 
 func defaultOptions() options {

@@ -282,9 +282,8 @@ func (r *repo) checkPush(c pushCommand) (reason, old string) {
 		return "stale info", ""
 	}
 	if c.New == zeroSHA {
-		if !exists {
-			return "ref does not exist", ""
-		}
+		// Deleting a ref that does not exist is a no-op, as in git's
+		// receive-pack ("warning: deleting a non-existent ref").
 		return "", old
 	}
 	if sha, ok, err := r.git.resolveCommit(c.New); err != nil || !ok || sha != c.New {

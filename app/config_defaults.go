@@ -48,6 +48,7 @@ func (c *Config) applyDefaults() {
 	c.GitHub.Budget.applyDefaults()
 	def(&c.Database.Driver, DefaultDatabaseDriver)
 	def(&c.Database.Path, DefaultDatabasePath)
+	c.applyTestBranchDefaults() // after database.path
 	def(&c.Commands.Prefix, handlers.DefaultCommandPrefix)
 	def(&c.TestPRs.TitleTemplate, service.DefaultTestPRTitle)
 	def(&c.Logging.Level, DefaultLogLevel)

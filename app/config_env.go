@@ -36,6 +36,8 @@ func (c *Config) applyEnv(env func(string) string) error {
 	setString(EnvPublicURL, &c.Server.PublicURL)
 	setString(EnvLogLevel, &c.Logging.Level)
 	setString(EnvDashboardClientSecret, &c.Dashboard.GitHub.ClientSecret)
+	setString(EnvTestBranches, &c.GitHub.TestBranches)
+	setString(EnvGitDir, &c.GitHub.Git.Dir)
 	if v := env(EnvAppID); v != "" {
 		id, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil {

@@ -34,6 +34,10 @@ type GitHubConfig struct {
 	BotLogin string `yaml:"bot_login"`
 	// Budget is each installation's share of GitHub's rate limits.
 	Budget GitHubBudget `yaml:"budget"`
+	// TestBranches is how test branches are built: TestBranchesREST
+	// (default) or TestBranchesGit (config_testbranches.go).
+	TestBranches string    `yaml:"test_branches"`
+	Git          GitHubGit `yaml:"git"`
 }
 
 // AppCredentials identify and authenticate the GitHub App. Exactly one of

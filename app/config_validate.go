@@ -16,6 +16,7 @@ func (c *Config) Validate() error {
 	var errs []error
 	errs = append(errs, c.Server.validate()...)
 	errs = append(errs, c.validateGitHub()...)
+	errs = append(errs, c.validateTestBranches()...)
 	errs = append(errs, c.Database.validate()...)
 	errs = append(errs, c.TestPRs.validate(), c.Commands.validate())
 	errs = append(errs, c.Logging.validate()...)

@@ -87,7 +87,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 			Budget: GitHubBudget{ConcurrentRequests: 100, PointsPerMinute: 900, WritesPerMinute: 80, WritesPerHour: 500,
 				Minute: time.Minute, Hour: time.Hour, MaxPause: 15 * time.Minute},
 			// Test branches are built with the merges API (SPEC §6).
-			TestBranches: TestBranchesREST, Git: GitHubGit{Dir: "git", Timeout: 2 * time.Minute},
+			TestBranches: TestBranchesREST, Git: GitHubGit{Dir: "git-clones", Timeout: 2 * time.Minute},
 		},
 		Database: DatabaseConfig{Driver: "sqlite", Path: "mq.db"},
 		Commands: CommandsConfig{Prefix: "/mq"}, TestPRs: TestPRsConfig{TitleTemplate: "merge queue: {{.PRs}}"},

@@ -29,12 +29,12 @@ const (
 
 // DefaultGitDirName is github.git.dir's default: this directory next to
 // the SQLite database (database.path).
-const DefaultGitDirName = "git"
+const DefaultGitDirName = "git-clones"
 
 // GitHubGit is the `github.git:` block: how test branches are built with
 // git (test_branches: git).
 type GitHubGit struct {
-	// Dir holds one bare clone per repository; default "git" in the
+	// Dir holds one bare clone per repository; default "git-clones" in the
 	// directory of database.path.
 	Dir string `yaml:"dir"`
 	// CommitterName and CommitterEmail sign the merge commits; "" = the

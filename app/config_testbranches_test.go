@@ -20,7 +20,7 @@ func TestConfigTestBranches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.GitHub.TestBranches != TestBranchesGit || c.GitHub.Git.Dir != filepath.Join("/data", "git") || len(c.gitHubBuildOptions()) != 1 {
+	if c.GitHub.TestBranches != TestBranchesGit || c.GitHub.Git.Dir != filepath.Join("/data", "git-clones") || len(c.gitHubBuildOptions()) != 1 {
 		t.Fatalf("git builder config %+v", c.GitHub)
 	}
 	c, err = LoadConfig("", envMap(map[string]string{EnvTestBranches: "git", EnvGitDir: "/var/lib/mq/clones"}))

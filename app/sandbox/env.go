@@ -60,6 +60,10 @@ type Options struct {
 	// Now is the app's clock (nil: time.Now); tests move it forward to
 	// reach a timeout.
 	Now func() time.Time
+	// TestBranches is the app's github.test_branches ("" = the default,
+	// app.TestBranchesREST); with app.TestBranchesGit the clones live in
+	// Dir/clones and the fake GitHub serves the pushes.
+	TestBranches string
 }
 
 // unlimitedBudget is the budget of a sandbox whose fake enforces no limit.
@@ -126,6 +130,10 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 		cfg.Database = *opts.Database
 	}
 	cfg.Engine.ReconcileInterval = opts.ReconcileInterval
+	if opts.TestBranches != "" {
+		cfg.GitHub.TestBranches = opts.TestBranches
+	}
+	cfg.GitHub.Git.Dir = filepath.Join(e.dir, "clones") // Dir/git holds the fake's repositories
 	switch {
 	case opts.Budget != nil:
 		cfg.GitHub.Budget = *opts.Budget

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mergequeue/mq/app"
 	"github.com/mergequeue/mq/app/sandbox"
 	"github.com/mergequeue/mq/githubx/fakegithub"
 	"github.com/mergequeue/mq/handlers/api"
@@ -44,10 +45,11 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	dir := fs.String("dir", "", "directory for the database and git repositories (default: a temporary one)")
 	ciTime := fs.Duration("ci-time", defaultCITime, "how long each simulated CI run takes (0: CI finishes at once)")
 	verbose := fs.Bool("verbose", false, "print the bot's logs")
+	testBranches := fs.String("test-branches", app.TestBranchesREST, "how test branches are built: rest (GitHub's merges API) or git (a local clone and one push)")
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return err
 	}
-	opts := sandbox.Options{Dir: *dir, Addr: *addr, FakeAddr: *fakeAddr}
+	opts := sandbox.Options{Dir: *dir, Addr: *addr, FakeAddr: *fakeAddr, TestBranches: *testBranches}
 	if *verbose {
 		l := zerolog.New(zerolog.ConsoleWriter{Out: stderr}).With().Timestamp().Logger()
 		opts.Logger = &l

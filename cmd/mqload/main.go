@@ -26,6 +26,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mergequeue/mq/app"
 )
 
 func main() {
@@ -49,6 +51,7 @@ type options struct {
 	memProfile  string
 	verbose     bool
 	postgres    string   // a postgres:// URL: the server runs on PostgreSQL
+	builders    []string // github.test_branches of the writes figure, one column pair each
 	args        []string // as given, for the report
 }
 
@@ -111,6 +114,7 @@ flags:
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (server and load generator: one process) to this file")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write an allocation profile of the whole run to this file (go tool pprof -sample_index=alloc_space)")
 	fs.StringVar(&o.postgres, "postgres", "", "run the server on PostgreSQL: a postgres:// URL of a user that may create schemas (each server of the run gets a new schema, dropped after); default SQLite")
+	builders := fs.String("test-branches", "rest,git", "comma-separated test branch builders (github.test_branches: rest, git) the writes figure is measured with, side by side; the load figures use the first")
 	fs.BoolVar(&o.verbose, "v", false, "print progress and the server's logs (JSON) to stderr")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -131,6 +135,14 @@ flags:
 		return o, fmt.Errorf("-concurrency must be at least 1, got %d", o.concurrency)
 	case o.reconcile < 100*time.Millisecond:
 		return o, fmt.Errorf("-reconcile-interval must be at least 100ms, got %s", o.reconcile)
+	}
+	o.builders = nil
+	for _, b := range strings.Split(*builders, ",") {
+		b = strings.TrimSpace(b)
+		if b != app.TestBranchesREST && b != app.TestBranchesGit || slices.Contains(o.builders, b) {
+			return o, fmt.Errorf("-test-branches: want a list of %q and %q, got %q", app.TestBranchesREST, app.TestBranchesGit, *builders)
+		}
+		o.builders = append(o.builders, b)
 	}
 	if *only != "" {
 		for _, k := range strings.Split(*only, ",") {
@@ -202,7 +214,7 @@ func measure(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 		defer empty.Close()
 		progress("starting the service and queuing %d PRs", o.entries)
-		svc, err := startService(ctx, logs, o.reconcile, o.concurrency, nil, o.postgres)
+		svc, err := startService(ctx, logs, o.reconcile, o.concurrency, nil, o.postgres, o.builders[0])
 		if err != nil {
 			return err
 		}
@@ -239,28 +251,31 @@ func measure(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	var writes *writeRow
 	if o.wants("writes") {
-		writes = &writeRow{}
+		writes = &writeRow{Builders: o.builders, Single: make([]writeSeries, len(o.builders)), Batched: make([]writeSeries, len(o.builders))}
 		for round := range o.rounds {
-			for i, batch := range []int{0, writesBatch} {
-				progress("round %d/%d: GitHub calls per merged PR (%d PRs, batches of %d)", round+1, o.rounds, o.prs, max(batch, 1))
-				w, err := measureWrites(ctx, o.prs, o.concurrency, batch, o.reconcile, o.postgres)
-				if err != nil {
-					return err
-				}
-				if o.verbose {
-					routes := slices.Sorted(maps.Keys(w.ByRoute))
-					for _, k := range routes {
-						fmt.Fprintf(stderr, "mqload:   %5d %s\n", w.ByRoute[k], k)
+			for b, builder := range o.builders {
+				for i, batch := range []int{0, writesBatch} {
+					progress("round %d/%d: GitHub calls per merged PR (%d PRs, batches of %d, test branches: %s)", round+1, o.rounds, o.prs, max(batch, 1), builder)
+					w, err := measureWrites(ctx, o.prs, o.concurrency, batch, o.reconcile, o.postgres, builder)
+					if err != nil {
+						return err
 					}
+					if o.verbose {
+						routes := slices.Sorted(maps.Keys(w.ByRoute))
+						for _, k := range routes {
+							fmt.Fprintf(stderr, "mqload:   %5d %s\n", w.ByRoute[k], k)
+						}
+					}
+					wr, calls := w.PerMerge()
+					sc := &writes.Single[b]
+					if i == 1 {
+						sc = &writes.Batched[b]
+					}
+					sc.Writes = append(sc.Writes, wr)
+					sc.Calls = append(sc.Calls, calls)
+					sc.Git = append(sc.Git, float64(w.Git)/float64(max(w.Merged, 1)))
+					sc.Took = append(sc.Took, w.Took.Seconds())
 				}
-				wr, calls := w.PerMerge()
-				sc := &writes.Single
-				if i == 1 {
-					sc = &writes.Batched
-				}
-				sc.Writes = append(sc.Writes, wr)
-				sc.Calls = append(sc.Calls, calls)
-				sc.Took = append(sc.Took, w.Took.Seconds())
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,9 +60,15 @@ func TestTinyRunPrintsEveryFigure(t *testing.T) {
 	if n := len(figure.FindAllString(got, -1)); n != 5 {
 		t.Errorf("%d complete figure rows without failures, want 5:\n%s", n, got)
 	}
-	writes := regexp.MustCompile(`(?m)^\| content-creating calls[^|]*\| ([0-9.]+) \| ([0-9.]+) \|$`)
-	if m := writes.FindStringSubmatch(got); m == nil || m[1] == "0.00" || m[2] == "0.00" {
-		t.Errorf("no writes per merged PR counted, without batching and with batches:\n%s", got)
+	// Both test branch builders side by side (rest, then git), each
+	// without batching and with batches.
+	writes := regexp.MustCompile(`(?m)^\| content-creating calls[^|]*\| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \|$`)
+	if m := writes.FindStringSubmatch(got); m == nil || slices.Contains(m[1:], "0.00") {
+		t.Errorf("no writes per merged PR counted, for both builders without batching and with batches:\n%s", got)
+	}
+	gitRequests := regexp.MustCompile(`(?m)^\| git requests[^|]*\| 0.00 \| 0.00 \| ([0-9.]+) \| ([0-9.]+) \|$`)
+	if m := gitRequests.FindStringSubmatch(got); m == nil || m[1] == "0.00" || m[2] == "0.00" {
+		t.Errorf("want git requests for the git builder only:\n%s", got)
 	}
 }
 
@@ -75,6 +82,7 @@ func TestFlags(t *testing.T) {
 	}{
 		{"help", []string{"--help"}, 0, "getSubmittedPullRequest (many clients and one)"},
 		{"unknown figure", []string{"-only", "getQueue,nope"}, 2, `unknown figure "nope"`},
+		{"unknown builder", []string{"-test-branches", "rest,svn"}, 2, `-test-branches: want a list of "rest" and "git"`},
 		{"no rounds", []string{"-rounds", "0"}, 2, "-rounds must be at least 1"},
 		{"stray argument", []string{"now"}, 2, "unexpected arguments"},
 		{"unknown flag", []string{"-fast"}, 2, "flag provided but not defined"},

@@ -50,15 +50,18 @@ type loadRow struct {
 	FirstEr error
 }
 
-// writeRow is the writes figures over the rounds: without batching, and
-// with batches of writesBatch.
+// writeRow is the writes figures over the rounds, for each test branch
+// builder (Builders, in column order): without batching, and with
+// batches of writesBatch.
 type writeRow struct {
-	Single, Batched writeSeries
+	Builders        []string
+	Single, Batched []writeSeries // by builder
 }
 
 // writeSeries is one writes figure over the rounds.
 type writeSeries struct {
 	Writes, Calls series // per merged PR
+	Git           series // git smart HTTP requests per merged PR (fetches and pushes)
 	Took          series // seconds
 }
 
@@ -113,13 +116,24 @@ func report(w io.Writer, o options, rows []loadRow, writes *writeRow, loadAvg st
 			"counted until the last test branch is deleted (reconcile interval %s), with GitHub's own write budget "+
 			"(80 content-creating requests a minute, 500 an hour: informational surface writes are skipped when it is more than half used).\n\n",
 			o.prs, o.concurrency, o.reconcile)
-		fmt.Fprintf(w, "| figure | without batching | batches of %d |\n", writesBatch)
-		fmt.Fprintln(w, "|---|---|---|")
-		fmt.Fprintf(w, "| content-creating calls (every call but GET, installation tokens excluded) | %s | %s |\n",
-			spreadOf(writes.Single.Writes, "%.2f", 1), spreadOf(writes.Batched.Writes, "%.2f", 1))
-		fmt.Fprintf(w, "| GitHub API calls in all | %s | %s |\n", spreadOf(writes.Single.Calls, "%.2f", 1), spreadOf(writes.Batched.Calls, "%.2f", 1))
-		fmt.Fprintf(w, "| time from the first submission to the last branch deleted (s) | %s | %s |\n",
-			spreadOf(writes.Single.Took, "%.1f", 1), spreadOf(writes.Batched.Took, "%.1f", 1))
+		header, rule := "| figure |", "|---|"
+		for _, b := range writes.Builders {
+			header += fmt.Sprintf(" %s, without batching | %s, batches of %d |", b, b, writesBatch)
+			rule += "---|---|"
+		}
+		fmt.Fprintln(w, header)
+		fmt.Fprintln(w, rule)
+		row := func(name string, get func(writeSeries) series, format string) {
+			line := "| " + name + " |"
+			for i := range writes.Builders {
+				line += " " + spreadOf(get(writes.Single[i]), format, 1) + " | " + spreadOf(get(writes.Batched[i]), format, 1) + " |"
+			}
+			fmt.Fprintln(w, line)
+		}
+		row("content-creating calls (every call but GET, installation tokens excluded)", func(s writeSeries) series { return s.Writes }, "%.2f")
+		row("GitHub API calls in all", func(s writeSeries) series { return s.Calls }, "%.2f")
+		row("git requests (smart HTTP: a fetch or a push is two; no API call, no content-creating request)", func(s writeSeries) series { return s.Git }, "%.2f")
+		row("time from the first submission to the last branch deleted (s)", func(s writeSeries) series { return s.Took }, "%.1f")
 		fmt.Fprintln(w)
 	}
 }

@@ -51,13 +51,14 @@ type service struct {
 // budget is the app's github.budget (nil: the sandbox's, unlimited: the
 // fake GitHub enforces no limit). With pg (a postgres:// URL) the server
 // runs on PostgreSQL, in a new schema of that server dropped by Close;
-// otherwise on SQLite in the sandbox's directory.
-func startService(ctx context.Context, logs io.Writer, reconcile time.Duration, concurrency int, budget *app.GitHubBudget, pg string) (*service, error) {
+// otherwise on SQLite in the sandbox's directory. testBranches is its
+// github.test_branches.
+func startService(ctx context.Context, logs io.Writer, reconcile time.Duration, concurrency int, budget *app.GitHubBudget, pg, testBranches string) (*service, error) {
 	if logs == nil {
 		logs = io.Discard
 	}
 	log := zerolog.New(logs).Level(zerolog.InfoLevel).With().Timestamp().Logger()
-	opts := sandbox.Options{Logger: &log, ReconcileInterval: reconcile, Budget: budget}
+	opts := sandbox.Options{Logger: &log, ReconcileInterval: reconcile, Budget: budget, TestBranches: testBranches}
 	var schema *pgSchema
 	if pg != "" {
 		var err error

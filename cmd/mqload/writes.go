@@ -22,8 +22,12 @@ type writeCount struct {
 	// Writes are the content-creating calls: every call but a GET, less
 	// the installation-token POSTs (authentication, not content).
 	Writes int
-	// Calls are every call the queue made, installation tokens included.
+	// Calls are every API call the queue made (REST and GraphQL),
+	// installation tokens included.
 	Calls int
+	// Git counts the git smart HTTP requests (fetches and pushes of the
+	// git builder): neither API calls nor content-creating, as on GitHub.
+	Git int
 	// Took is the time from the first submission to the last branch
 	// cleaned up.
 	Took time.Duration
@@ -42,8 +46,11 @@ func (w writeCount) PerMerge() (writes, calls float64) {
 // isWrite tells a content-creating call from a CallCounts key ("METHOD
 // /path pattern").
 func isWrite(key string) bool {
-	return !strings.HasPrefix(key, "GET ") && !strings.Contains(key, "access_tokens")
+	return !strings.HasPrefix(key, "GET ") && !isGit(key) && !strings.Contains(key, "access_tokens")
 }
+
+// isGit tells a git smart HTTP request from a CallCounts key.
+func isGit(key string) bool { return strings.HasPrefix(key, "GIT ") }
 
 // measureWrites starts a service of its own (a queue of concurrency, no
 // batching), opens prs PRs, holds CI and submits them all at once, then
@@ -51,8 +58,8 @@ func isWrite(key string) bool {
 // (concurrency, or the PRs left), the oldest passes. It counts the GitHub
 // calls from the first submission until every PR merged, the service
 // deleted its test branches and the fake GitHub delivered every webhook.
-func measureWrites(ctx context.Context, prs, concurrency, batch int, reconcile time.Duration, pg string) (writeCount, error) {
-	s, err := startService(ctx, nil, reconcile, concurrency, &app.GitHubBudget{}, pg) // GitHub's numbers
+func measureWrites(ctx context.Context, prs, concurrency, batch int, reconcile time.Duration, pg, testBranches string) (writeCount, error) {
+	s, err := startService(ctx, nil, reconcile, concurrency, &app.GitHubBudget{}, pg, testBranches) // GitHub's numbers
 	if err != nil {
 		return writeCount{}, err
 	}
@@ -121,6 +128,10 @@ func measureWrites(ctx context.Context, prs, concurrency, batch int, reconcile t
 		d := v - before[k]
 		if d != 0 {
 			w.ByRoute[k] = d
+		}
+		if isGit(k) {
+			w.Git += d
+			continue
 		}
 		w.Calls += d
 		if isWrite(k) {

@@ -51,6 +51,8 @@ type options struct {
 	cpuProf  string
 	ours     sim.OursConfig
 	oursSet  bool // some -ours-* flag was given: run only that setting of ours
+	// gitBuilds charges ours' test branches as the git builder builds them.
+	gitBuilds bool
 }
 
 // run parses args, runs the simulations and returns the exit code.
@@ -113,6 +115,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.ours.CanOptimisticallyMerge, "ours-optimistic", false, "our canOptimisticallyMerge")
 	fs.BoolVar(&o.ours.SkipRedundantTests, "ours-skip-redundant", false, "optimizationMode bisection_skip_redundant_tests")
 	fs.IntVar(&o.ours.BisectionParts, "ours-bisection-parts", 0, "our bisectionParts: parts a failed batch is split into (0 = halves)")
+	fs.BoolVar(&o.gitBuilds, "git-builds", false, "every policy of ours: charge test branches as built with git (github.test_branches: git: a clone and one push, no API request) instead of the merges API")
 	fs.IntVar(&o.ours.CheckRetries, "ours-retries", 0, "our checkRetries: a run that failed on its check is tried again on a new test commit")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -178,6 +181,10 @@ func selectPolicies(p sim.Preset, o options) ([]sim.PolicySpec, error) {
 		if !want[pol.Kind] || (pol.Kind == sim.KindOurs && o.oursSet) {
 			continue
 		}
+		if pol.Kind == sim.KindOurs && o.gitBuilds {
+			pol.Ours.GitBuilds = true
+			pol.Name = pol.Label() + " (git builds)"
+		}
 		out = append(out, pol)
 	}
 	if want[sim.KindOurs] && o.oursSet {
@@ -188,7 +195,12 @@ func selectPolicies(p sim.Preset, o options) ([]sim.PolicySpec, error) {
 		if cfg.Mode == "" && p.Workload.Targets > 0 {
 			cfg.Mode = queue.ModeParallel
 		}
-		out = append(out, sim.PolicySpec{Kind: sim.KindOurs, Ours: cfg})
+		pol := sim.PolicySpec{Kind: sim.KindOurs, Ours: cfg}
+		if o.gitBuilds {
+			pol.Ours.GitBuilds = true
+			pol.Name = pol.Label() + " (git builds)"
+		}
+		out = append(out, pol)
 	}
 	return out, nil
 }

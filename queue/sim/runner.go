@@ -97,6 +97,10 @@ type OursConfig struct {
 	// test commit (checkRetries, within the default budget): its CI draws
 	// a flake afresh.
 	CheckRetries int
+	// GitBuilds charges test branches as the git builder builds them
+	// (github.test_branches: git; World.SetGitBuilds), not with the
+	// merges API. Costs only: the runs are the same.
+	GitBuilds bool
 }
 
 // Settings are the engine settings for c.

@@ -79,6 +79,7 @@ func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duratio
 	r.world.SetMaxInFlight(settings.Concurrency + settings.EffectiveBisectionConcurrency())
 	r.world.SetOnPublish(r.published)
 	r.world.SetParallel(settings.Mode == queue.ModeParallel)
+	r.world.SetGitBuilds(p.Ours.GitBuilds)
 	r.store = memstore.New()
 	ids := 0
 	r.svc = service.NewService(r.store, r.world, service.Options{

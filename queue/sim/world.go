@@ -83,6 +83,7 @@ type World struct {
 	lanes       map[string]string // scratch lane → the commit it points at
 	trees       map[string]bool   // commits whose tree the client knows
 	nodeIDKnown bool              // the client read the repository's node id
+	git         *gitClone         // non-nil: test branches are built with git (SetGitBuilds)
 }
 
 // simPR is a pull request of the World.

@@ -35,6 +35,7 @@ import "github.com/mergequeue/mq/queue"
 //	                     deleted alone: +1 DELETE per name
 //	BuildBranch          see buildCost                         1 the first time it publishes with
 //	                                                              deletions (node id)
+//	BuildBranch (git)    –                                     –  (see gitBuildCost: git requests only)
 //
 // A request GitHub refuses (a 409 merge conflict, a 422 "reference already
 // exists", a refused mutation) counts: it was sent. Not charged: the
@@ -44,15 +45,18 @@ import "github.com/mergequeue/mq/queue"
 
 // GitHubCost counts GitHub API requests: Writes are the content-creating
 // ones (POST, PATCH, PUT, DELETE, GraphQL mutations), Reads the others.
+// Git counts the git smart HTTP requests of the git builder (fetches and
+// pushes): neither, as GitHub counts them in no API limit.
 type GitHubCost struct {
 	Writes, Reads int
+	Git           int
 }
 
 // Calls is the number of requests in all.
 func (c GitHubCost) Calls() int { return c.Writes + c.Reads }
 
 func (c GitHubCost) plus(o GitHubCost) GitHubCost {
-	return GitHubCost{Writes: c.Writes + o.Writes, Reads: c.Reads + o.Reads}
+	return GitHubCost{Writes: c.Writes + o.Writes, Reads: c.Reads + o.Reads, Git: c.Git + o.Git}
 }
 
 // fixedCosts are the calls whose cost does not depend on the repository's
@@ -142,6 +146,8 @@ type buildFacts struct {
 	deleteRefused bool
 	// nodeIDKnown: the client read the repository's node id before.
 	nodeIDKnown bool
+	// fetch: the git builder's clone lacked a commit of the build.
+	fetch bool
 }
 
 // buildCost is what githubx.Client.BuildBranch sends:
@@ -190,6 +196,67 @@ func deleteBatchCost(names int, refused, nodeIDKnown bool) GitHubCost {
 	c.Writes++
 	if refused {
 		c.Writes += names
+	}
+	return c
+}
+
+// gitRequests are the HTTP requests of one git fetch or push over smart
+// HTTP: the ref discovery (GET info/refs) and the exchange (POST
+// git-upload-pack or git-receive-pack).
+const gitRequests = 2
+
+// gitClone is what the git builder's clone holds: the commits it fetched
+// or built, so that a fetch is charged only for a commit new to it.
+type gitClone struct {
+	has map[string]bool
+}
+
+// SetGitBuilds makes the World charge BuildBranch as the git builder
+// (githubx.WithGitBuilds) sends it instead of the merges API's requests
+// (gitBuildCost). The branches built are the same.
+func (w *World) SetGitBuilds(on bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !on {
+		w.git = nil
+		return
+	}
+	w.git = &gitClone{has: map[string]bool{}}
+}
+
+// buildCostOf is what one build cost with the World's builder. Caller
+// holds w.mu.
+func (w *World) buildCostOf(f buildFacts) GitHubCost {
+	if w.git == nil {
+		return buildCost(f)
+	}
+	need := []string{f.spec.From}
+	for _, h := range f.spec.Heads {
+		need = append(need, h.SHA)
+	}
+	f.fetch = false
+	for _, sha := range need {
+		if !w.git.has[sha] {
+			f.fetch, w.git.has[sha] = true, true
+		}
+	}
+	return gitBuildCost(f)
+}
+
+// gitBuildCost is what the git builder sends for one BuildBranch: no API
+// request at all. The merges are made in its clone (no scratch ref, no
+// POST /merges), a probe stays there; a fetch when a commit is new to
+// the clone (one fetch brings all of them) and one push that publishes
+// spec.Name and deletes spec.Delete together: git requests only. (A
+// clone's first use also costs the installation token, one POST an hour
+// made as the App, which is not charged, as for the REST client.)
+func gitBuildCost(f buildFacts) GitHubCost {
+	var c GitHubCost
+	if f.fetch {
+		c.Git += gitRequests
+	}
+	if f.published {
+		c.Git += gitRequests
 	}
 	return c
 }

@@ -110,7 +110,7 @@ func (w *World) BuildBranch(ctx context.Context, repo queue.Repo, spec queue.Bra
 func (w *World) build(repo queue.Repo, spec queue.BranchSpec, deleted *[]string) (string, *CIJob, error) {
 	f := buildFacts{spec: spec, laneAt: w.lanes[spec.Temp], nodeIDKnown: w.nodeIDKnown}
 	defer func() {
-		w.spend("BuildBranch", buildCost(f))
+		w.spend("BuildBranch", w.buildCostOf(f))
 		w.nodeIDKnown = w.nodeIDKnown || f.published && len(spec.Delete) > 0
 	}()
 	if err := w.enter("BuildBranch", repo); err != nil {

@@ -13,8 +13,16 @@ RUN --mount=type=cache,target=/go/pkg/mod \
 # The database volume must be writable by the runtime's nonroot user.
 RUN mkdir -p /out/data
 
-# Minimal runtime: no shell, no git (the bot only talks to GitHub's API).
-FROM gcr.io/distroless/static-debian12:nonroot
+# Runtime: Debian 12 slim with git 2.39 (github.test_branches: git builds
+# test branches in bare clones under /data/git-clones and needs git 2.38 or
+# later) and the CA certificates for HTTPS; the bot runs as the unprivileged
+# user 65532, as on distroless's nonroot.
+FROM debian:bookworm-slim
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends git ca-certificates \
+    && rm -rf /var/lib/apt/lists/* \
+    && groupadd --gid 65532 nonroot \
+    && useradd --uid 65532 --gid 65532 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin nonroot
 COPY --from=build /out/bot /bot
 COPY --from=build --chown=65532:65532 /out/data /data
 # The example config takes its secrets from the environment

@@ -227,3 +227,22 @@ func FuzzReadPushCommands(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseGitPath: a smart HTTP path is recognised only as
+// /<owner>/<repo>[.git]/<service>, with a non-empty owner and name.
+func FuzzParseGitPath(f *testing.F) {
+	for _, p := range []string{"/acme/widgets.git/info/refs", "/acme/widgets/git-upload-pack", "/acme/.git/git-receive-pack",
+		"/repos/acme/widgets", "//x/info/refs", "/a/b/c/info/refs"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		gr, ok := parseGitPath(p)
+		if !ok {
+			return
+		}
+		if gr.owner == "" || gr.name == "" || strings.Contains(gr.owner, "/") || strings.Contains(gr.name, "/") ||
+			!slices.Contains([]string{"info/refs", "git-upload-pack", "git-receive-pack"}, gr.op) {
+			t.Fatalf("%q parsed as %+v", p, gr)
+		}
+	})
+}

@@ -46,7 +46,8 @@ type gitClone struct {
 	gcMu    sync.RWMutex // builds hold it shared, a garbage collection alone
 	fetchMu sync.Mutex   // one fetch at a time, and the keep list
 
-	keep []string // the SHAs kept as refs, oldest first
+	keep    []string // the SHAs kept as refs, oldest first
+	keepMax int      // how many are kept (gitKeepRefs)
 
 	mu         sync.Mutex
 	builds     int // since the last garbage collection
@@ -55,7 +56,7 @@ type gitClone struct {
 
 // openClone opens the bare clone at path, creating it when absent.
 func openClone(ctx context.Context, path string, timeout time.Duration) (*gitClone, error) {
-	cl := &gitClone{path: path, timeout: timeout}
+	cl := &gitClone{path: path, timeout: timeout, keepMax: gitKeepRefs}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(path, 0o700); err != nil {
 			return nil, fmt.Errorf("failed to create clone %s: %w", path, err)
@@ -134,7 +135,7 @@ func (cl *gitClone) fetch(ctx context.Context, remote string, auth gitAuth, shas
 		return err
 	}
 	cl.keep = append(cl.keep, lack...)
-	if n := len(cl.keep) - gitKeepRefs; n > 0 {
+	if n := len(cl.keep) - cl.keepMax; n > 0 {
 		var del strings.Builder
 		for _, sha := range cl.keep[:n] {
 			del.WriteString("delete " + keepRefPrefix + sha + "\n")

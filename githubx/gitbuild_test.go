@@ -411,3 +411,59 @@ func wrapGit(t *testing.T, script string) {
 	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
+
+// TestGitBuildBoundsTheClone: the clone keeps refs to the newest fetched
+// commits only, and its garbage is collected every gcEvery builds: what
+// the fetches brought (small fetches are stored loose) ends up in one
+// pack; the merge commits, no longer referenced, stay loose until they
+// are older than gitPruneAge.
+func TestGitBuildBoundsTheClone(t *testing.T) {
+	f := newGitFixture(t)
+	f.git.git.gcEvery = 3
+	var heads []string
+	for i := range 3 {
+		heads = append(heads, f.head(t, fmt.Sprintf("pr%d", i), map[string]string{fmt.Sprintf("f%d.txt", i): "x\n"}))
+	}
+	build := func(i int) {
+		t.Helper()
+		if _, err := f.git.BuildBranch(t.Context(), f.repo, queue.BranchSpec{From: f.base, Temp: "t", Name: fmt.Sprintf("mq-merge/pr-%d/run", i),
+			Heads: []queue.MergeHead{{PRNumber: i, SHA: heads[i]}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build(0)
+	cl, err := f.git.git.clone(t.Context(), f.repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl.fetchMu.Lock()
+	cl.keepMax = 2
+	cl.fetchMu.Unlock()
+	git := func(args ...string) string {
+		out, err := runGit(t.Context(), gitRun{dir: cl.path}, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	build(1)
+	if counts := git("count-objects", "-v"); !strings.Contains(counts, "\npacks: 0\n") {
+		t.Fatalf("the clone was packed before its garbage collection:\n%s", counts)
+	}
+	build(2)
+	kept := strings.Fields(git("for-each-ref", "--format=%(refname)", keepRefPrefix))
+	if len(kept) != 2 || !slices.Contains(kept, keepRefPrefix+heads[2]) {
+		t.Fatalf("kept refs %v, want the two newest", kept)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		counts := git("count-objects", "-v")
+		if strings.Contains(counts, "\npacks: 1\n") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no garbage collection after %d builds:\n%s", f.git.git.gcEvery, counts)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -34,16 +34,31 @@ type gitFixture struct {
 	tokens    *tokenRecorder
 }
 
-// tokenRecorder remembers the installation tokens GitHub minted.
+// tokenRecorder remembers the installation tokens GitHub minted and what
+// they were asked for.
 type tokenRecorder struct {
-	base http.RoundTripper
-	mu   sync.Mutex
-	seen []string
+	base  http.RoundTripper
+	mu    sync.Mutex
+	seen  []string
+	asked []string // request bodies
 }
 
 func (r *tokenRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !strings.HasSuffix(req.URL.Path, "/access_tokens") {
+		return r.base.RoundTrip(req)
+	}
+	if req.Body != nil {
+		asked, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		r.mu.Lock()
+		r.asked = append(r.asked, string(asked))
+		r.mu.Unlock()
+		req.Body = io.NopCloser(strings.NewReader(string(asked)))
+	}
 	res, err := r.base.RoundTrip(req)
-	if err != nil || !strings.HasSuffix(req.URL.Path, "/access_tokens") {
+	if err != nil {
 		return res, err
 	}
 	body, err := io.ReadAll(res.Body)
@@ -349,6 +364,15 @@ func TestGitBuildTokenNeverInArgvOrOnDisk(t *testing.T) {
 	tokens := f.tokens.all()
 	if len(tokens) == 0 {
 		t.Fatal("no installation token minted")
+	}
+	// The token git sees is scoped to the repository and to contents.
+	f.tokens.mu.Lock()
+	asked := slices.Clone(f.tokens.asked)
+	f.tokens.mu.Unlock()
+	if !slices.ContainsFunc(asked, func(b string) bool {
+		return strings.Contains(b, `"repositories":["widgets"]`) && strings.Contains(b, `"permissions":{"contents":"write"}`)
+	}) {
+		t.Fatalf("tokens asked for %q, want one scoped to widgets and contents: write", asked)
 	}
 	logged, err := os.ReadFile(argv)
 	if err != nil || !strings.Contains(string(logged), "push") {

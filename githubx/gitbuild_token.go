@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/go-github/v66/github"
+
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -13,11 +15,12 @@ import (
 // replaced: a fetch or push started with it must not outlive it.
 const tokenMargin = 10 * time.Minute
 
-// tokenCache holds the installation tokens git uses, one per
-// installation, in memory only.
+// tokenCache holds the installation tokens git uses, in memory only: one
+// per repository, scoped to it and to contents: write, so that a token
+// seen by a git process can do nothing else.
 type tokenCache struct {
 	mu     sync.Mutex
-	tokens map[int64]cachedToken
+	tokens map[string]cachedToken // lower(owner/name)
 }
 
 type cachedToken struct {
@@ -25,7 +28,7 @@ type cachedToken struct {
 	expires time.Time
 }
 
-func newTokenCache() *tokenCache { return &tokenCache{tokens: map[int64]cachedToken{}} }
+func newTokenCache() *tokenCache { return &tokenCache{tokens: map[string]cachedToken{}} }
 
 // auth is the gitAuth of repo's installation.
 func (tc *tokenCache) auth(c *Client, repo queue.Repo) gitAuth {
@@ -35,21 +38,25 @@ func (tc *tokenCache) auth(c *Client, repo queue.Repo) gitAuth {
 	}
 }
 
-// token returns a token of repo's installation valid for at least
-// tokenMargin, minting one (POST /app/installations/{id}/access_tokens)
-// when there is none.
+// token returns a token for repo valid for at least tokenMargin, minting
+// one (POST /app/installations/{id}/access_tokens, restricted to repo and
+// contents: write) when there is none.
 func (tc *tokenCache) token(ctx context.Context, c *Client, repo queue.Repo) (string, error) {
-	id, _, err := c.installation(ctx, repo)
-	if err != nil {
-		return "", fmt.Errorf("failed to find the installation of %s: %w", repo.FullName(), err)
-	}
+	key := repoKey(repo)
 	tc.mu.Lock()
-	t, ok := tc.tokens[id]
+	t, ok := tc.tokens[key]
 	tc.mu.Unlock()
 	if ok && time.Until(t.expires) > tokenMargin {
 		return t.value, nil
 	}
-	tok, _, err := c.app.Apps.CreateInstallationToken(ctx, id, nil)
+	id, _, err := c.installation(ctx, repo)
+	if err != nil {
+		return "", fmt.Errorf("failed to find the installation of %s: %w", repo.FullName(), err)
+	}
+	tok, _, err := c.app.Apps.CreateInstallationToken(ctx, id, &github.InstallationTokenOptions{
+		Repositories: []string{repo.Name},
+		Permissions:  &github.InstallationPermissions{Contents: github.String("write")},
+	})
 	if err != nil {
 		return "", c.fail(repo, "mint an installation token for git", err)
 	}
@@ -58,7 +65,7 @@ func (tc *tokenCache) token(ctx context.Context, c *Client, repo queue.Repo) (st
 		t.expires = time.Now().Add(time.Hour)
 	}
 	tc.mu.Lock()
-	tc.tokens[id] = t
+	tc.tokens[key] = t
 	tc.mu.Unlock()
 	return t.value, nil
 }
@@ -67,9 +74,9 @@ func (tc *tokenCache) token(ctx context.Context, c *Client, repo queue.Repo) (st
 func (tc *tokenCache) drop(token string) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	for id, t := range tc.tokens {
+	for key, t := range tc.tokens {
 		if t.value == token {
-			delete(tc.tokens, id)
+			delete(tc.tokens, key)
 		}
 	}
 }

@@ -142,9 +142,10 @@ func runBurst(t *testing.T, b app.GitHubBudget) fakegithub.LimitReport {
 	}
 	h.assertLandedTreesPassed(initial)
 
-	// The surfaces end right: check run completed with success, no sticky
-	// comment (nothing waited to be explained), no test or scratch branch
-	// left but the queue's lane.
+	// The surfaces end right: check run completed with success; a sticky
+	// comment only where something waited to be explained (on a loaded
+	// machine a PR may wait to be ready past the grace), and then saying
+	// it merged; no test or scratch branch left but the queue's lane.
 	for _, pr := range prs {
 		p, err := h.env.Fake.PR(owner, repo, pr)
 		if err != nil {
@@ -155,7 +156,7 @@ func runBurst(t *testing.T, b app.GitHubBudget) fakegithub.LimitReport {
 			runs := h.env.Fake.CheckRunsNamed(owner, repo, head, "Merge Queue (main)")
 			sticky := h.env.Fake.CommentsContaining(owner, repo, pr, "merge-queue-status")
 			return len(runs) == 1 && runs[0].GetStatus() == "completed" && runs[0].GetConclusion() == "success" &&
-				len(sticky) == 0
+				(len(sticky) == 0 || len(sticky) == 1 && strings.Contains(sticky[0].GetBody(), "Merged"))
 		}, func() string {
 			return fmt.Sprintf("check runs %v, comments %d; the app's log of #%d:\n%s", h.env.Fake.CheckRunsNamed(owner, repo, head, "Merge Queue (main)"),
 				len(h.env.Fake.CommentsContaining(owner, repo, pr, "merge-queue-status")), pr, logsOf(logs, pr))

@@ -239,6 +239,25 @@ type WorkflowRuns interface {
 	WorkflowRun(ctx context.Context, repo Repo, id int64) (*WorkflowRun, error)
 }
 
+// ErrRerunRefused means GitHub refused to re-run a check in place because
+// the App lacks the permission (403 "Resource not accessible by
+// integration": actions: write or checks: write not granted). The
+// implementation remembers it per installation and refuses further re-runs
+// there at once; the queue falls back to a new test commit.
+var ErrRerunRefused = errors.New("re-running the check is not permitted to the App")
+
+// CheckRerunner is the optional part of the GitHub port that re-runs a
+// failed check run in place, on the same commit. A port without it (or a
+// commit status, which cannot be re-requested) gets a new test commit.
+type CheckRerunner interface {
+	// RerunFailedCheck asks GitHub to run failed check run c again on its
+	// commit: the failed jobs of its workflow run for a GitHub Actions
+	// job (c.App is GitHubActionsApp), else its check suite re-requested.
+	// The new runs of the check get new ids. ErrRerunRefused (wrapped)
+	// when the App may not.
+	RerunFailedCheck(ctx context.Context, repo Repo, c CheckResult) error
+}
+
 // TestPRWriter is the optional part of the GitHub port that opens and
 // closes the draft test PRs of test runs (createPrsForTestingBranches,
 // SPEC §6). A port without it opens none.

@@ -1,6 +1,9 @@
 package queue
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // RunStatus is the status of a test run (SPEC §7 getMergeQueueTestingDetails).
 type RunStatus string
@@ -57,9 +60,17 @@ type TestRun struct {
 	FailureReason Reason
 	FailureDetail string
 
-	CreatedAt  time.Time
-	StartedAt  time.Time // branch published
+	CreatedAt time.Time
+	// StartedAt is when the branch was published, or when the failed
+	// checks were last re-run in place (RerunChecks): the start of the
+	// attempt, which the testing timeout and the checks' start count from.
+	StartedAt  time.Time
 	FinishedAt time.Time
+	// RerunChecks are the ids of the failed check runs on SHA that were
+	// re-run in place (Settings.CheckRetries: GitHub Actions' failed jobs
+	// re-run, or their check suite re-requested): a result of one of them
+	// is the earlier attempt's, not this one's (ChecksOfAttempt).
+	RerunChecks []int64
 	// Closed is set once the run no longer matters to the queue (cancelled,
 	// or all its entries ended) and its branch has been deleted.
 	Closed bool
@@ -119,6 +130,36 @@ type CheckResult struct {
 	Raw       string
 	URL       string
 	UpdatedAt time.Time
+	// CheckRunID, SuiteID and App identify a check run on GitHub (0, 0 and
+	// "" for a commit status, or a result recorded before they were kept):
+	// its id, its check suite's and the slug of the App that created it
+	// ("github-actions" for GitHub Actions). They say how a failed check
+	// run can be re-run in place (CheckRerunner).
+	CheckRunID int64
+	SuiteID    int64
+	App        string
+}
+
+// GitHubActionsApp is the slug of GitHub Actions' App: its check runs are
+// jobs of workflow runs.
+const GitHubActionsApp = "github-actions"
+
+// ChecksOfAttempt is checks as they stand for the current attempt of run
+// r: a check run that r re-ran in place (TestRun.RerunChecks) is pending
+// until its new run reports, whatever the earlier one concluded. checks
+// is not modified.
+func ChecksOfAttempt(r *TestRun, checks []CheckResult) []CheckResult {
+	if r == nil || len(r.RerunChecks) == 0 {
+		return checks
+	}
+	out := make([]CheckResult, len(checks))
+	copy(out, checks)
+	for i, c := range out {
+		if c.Kind == KindCheckRun && c.CheckRunID != 0 && slices.Contains(r.RerunChecks, c.CheckRunID) {
+			out[i].State, out[i].Raw = CheckPending, "queued"
+		}
+	}
+	return out
 }
 
 // MergeRecord is one merge the queue made into a target branch: the branch

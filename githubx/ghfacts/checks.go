@@ -45,7 +45,8 @@ func StatusState(state string) queue.CheckState {
 // details_url (a page the run's creator chose), whichever textsafe.CIURL
 // accepts first, in its canonical form ("" if neither): CI code can set
 // them. UpdatedAt is completed_at for a completed run, else (or when
-// GitHub gives no completed_at) started_at, in UTC.
+// GitHub gives no completed_at) started_at, in UTC. CheckRunID, SuiteID
+// and App are the run's id, its check suite's and its App's slug.
 func CheckRun(r *github.CheckRun) queue.CheckResult {
 	c := queue.CheckResult{
 		SHA:       r.GetHeadSHA(),
@@ -55,6 +56,10 @@ func CheckRun(r *github.CheckRun) queue.CheckResult {
 		Raw:       r.GetStatus(),
 		URL:       textsafe.CIURL(r.GetHTMLURL()),
 		UpdatedAt: utc(r.GetStartedAt()),
+		// Which run of the check this is, and how to re-run it.
+		CheckRunID: r.GetID(),
+		SuiteID:    r.GetCheckSuite().GetID(),
+		App:        r.GetApp().GetSlug(),
 	}
 	if c.URL == "" {
 		c.URL = textsafe.CIURL(r.GetDetailsURL())

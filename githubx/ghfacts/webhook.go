@@ -127,6 +127,15 @@ type WebhookCheckRun struct {
 	DetailsURL  string `json:"details_url"`
 	StartedAt   Time   `json:"started_at"`
 	CompletedAt Time   `json:"completed_at"`
+	// ID, CheckSuite and App say which run of the check this is and how
+	// to re-run it.
+	ID         int64 `json:"id"`
+	CheckSuite struct {
+		ID int64 `json:"id"`
+	} `json:"check_suite"`
+	App struct {
+		Slug string `json:"slug"`
+	} `json:"app"`
 }
 
 // Facts is CheckRun of the object.
@@ -140,6 +149,9 @@ func (r *WebhookCheckRun) Facts() queue.CheckResult {
 		DetailsURL:  github.String(r.DetailsURL),
 		StartedAt:   r.StartedAt.timestamp(),
 		CompletedAt: r.CompletedAt.timestamp(),
+		ID:          github.Int64(r.ID),
+		CheckSuite:  &github.CheckSuite{ID: github.Int64(r.CheckSuite.ID)},
+		App:         &github.App{Slug: github.String(r.App.Slug)},
 	})
 }
 

@@ -82,6 +82,7 @@ func copyRun(r *queue.TestRun) *queue.TestRun {
 	c.PRSHAs = slices.Clone(r.PRSHAs)
 	c.Ahead = slices.Clone(r.Ahead)
 	c.RequiredChecks = slices.Clone(r.RequiredChecks)
+	c.RerunChecks = slices.Clone(r.RerunChecks)
 	return &c
 }
 

@@ -37,7 +37,8 @@ func mustLoadMigrations(fsys fs.FS, dir string) []migration {
 }
 
 // loadMigrations reads dir/NNNN_name.sql files, ordered by version. Versions
-// must be unique and start at 1 without gaps.
+// must be unique and start at 1; a gap is allowed (numbers are handed out
+// ahead to work in progress, so a number may not have landed yet).
 func loadMigrations(fsys fs.FS, dir string) ([]migration, error) {
 	ents, err := fs.ReadDir(fsys, dir)
 	if err != nil {
@@ -61,16 +62,18 @@ func loadMigrations(fsys fs.FS, dir string) ([]migration, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
 	for i, m := range out {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration versions must run 1, 2, 3… without gaps or duplicates; found %04d_%s at position %d", m.version, m.name, i+1)
+		if (i == 0 && m.version != 1) || (i > 0 && m.version == out[i-1].version) {
+			return nil, fmt.Errorf("migration versions must start at 1 without duplicates; found %04d_%s at position %d", m.version, m.name, i+1)
 		}
 	}
 	return out, nil
 }
 
 // migrate applies the migrations not yet recorded in schema_migrations, in
-// order, each in its own transaction together with its record. It fails if
-// the database has a version this binary does not know.
+// order, each in its own transaction together with its record (a version
+// below the newest applied one is applied too: a number that landed after
+// a later one). It fails if the database has a version this binary does
+// not know.
 func migrate(ctx context.Context, db *sql.DB, migs []migration) error {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version    INTEGER PRIMARY KEY,
@@ -79,19 +82,49 @@ func migrate(ctx context.Context, db *sql.DB, migs []migration) error {
 	) STRICT`); err != nil {
 		return fmt.Errorf("failed to create schema_migrations: %w", err)
 	}
-	var current int
-	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
-		return fmt.Errorf("failed to read schema version: %w", err)
+	applied, err := appliedMigrations(ctx, db)
+	if err != nil {
+		return err
 	}
-	if current > len(migs) {
-		return fmt.Errorf("database schema version %d is newer than this binary supports (%d)", current, len(migs))
+	known := map[int]bool{}
+	for _, m := range migs {
+		known[m.version] = true
 	}
-	for _, m := range migs[current:] {
+	for v := range applied {
+		if !known[v] {
+			return fmt.Errorf("database schema version %d is not one this binary knows (a newer binary applied it; newest here %d)", v, migs[len(migs)-1].version)
+		}
+	}
+	for _, m := range migs {
+		if applied[m.version] {
+			continue
+		}
 		if err := applyMigration(ctx, db, m); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// appliedMigrations are the versions recorded in schema_migrations.
+func appliedMigrations(ctx context.Context, db *sql.DB) (map[int]bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read schema versions: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	out := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("failed to read schema versions: %w", err)
+		}
+		out[v] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("failed to read schema versions: %w", err)
+	}
+	return out, nil
 }
 
 func applyMigration(ctx context.Context, db *sql.DB, m migration) (err error) {

@@ -48,7 +48,7 @@ func TestEmbeddedMigrationsFromEmpty(t *testing.T) {
 	}
 	want := make([]int, len(embeddedMigrations))
 	for i := range want {
-		want[i] = i + 1
+		want[i] = embeddedMigrations[i].version
 	}
 	assertEqual(t, appliedVersions(t, db), want)
 	for _, table := range []string{"queues", "entries", "runs", "checks", "merges", "deliveries", "api_tokens", "surfaces", "notices", "refs"} {
@@ -158,9 +158,8 @@ func TestLoadMigrationsValidates(t *testing.T) {
 		want string
 	}{
 		{"bad name", fstest.MapFS{"m/init.sql": {}}, "not named"},
-		{"gap", fstest.MapFS{"m/0001_a.sql": {}, "m/0003_c.sql": {}}, "without gaps"},
-		{"duplicate", fstest.MapFS{"m/0001_a.sql": {}, "m/0001_b.sql": {}}, "without gaps"},
-		{"not from one", fstest.MapFS{"m/0002_a.sql": {}}, "without gaps"},
+		{"duplicate", fstest.MapFS{"m/0001_a.sql": {}, "m/0001_b.sql": {}}, "without duplicates"},
+		{"not from one", fstest.MapFS{"m/0002_a.sql": {}}, "start at 1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -170,5 +169,48 @@ func TestLoadMigrationsValidates(t *testing.T) {
 				t.Errorf("loadMigrations = %v, want error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A number handed out ahead may land after a later one: the database that
+// has 1 and 3 gets 2 when it arrives, and a version the binary does not
+// know is refused.
+func TestMigrationsWithAGapApplyTheLateNumber(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openRaw(t)
+	first := fstest.MapFS{
+		"m/0001_a.sql": {Data: []byte(`CREATE TABLE a (v TEXT);`)},
+		"m/0003_c.sql": {Data: []byte(`INSERT INTO a (v) VALUES ('from 3');`)},
+	}
+	migs, err := loadMigrations(first, "m")
+	if err != nil {
+		t.Fatalf("loadMigrations with a gap: %v", err)
+	}
+	if err := migrate(ctx, db, migs); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	assertEqual(t, appliedVersions(t, db), []int{1, 3})
+	later := fstest.MapFS{
+		"m/0001_a.sql": first["m/0001_a.sql"],
+		"m/0002_b.sql": {Data: []byte(`INSERT INTO a (v) VALUES ('from 2');`)},
+		"m/0003_c.sql": first["m/0003_c.sql"],
+	}
+	if migs, err = loadMigrations(later, "m"); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(ctx, db, migs); err != nil {
+		t.Fatalf("migrate with the late number: %v", err)
+	}
+	assertEqual(t, appliedVersions(t, db), []int{1, 2, 3})
+	var n int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM a`).Scan(&n); err != nil || n != 2 {
+		t.Errorf("rows of a = %d, %v; want 2 (each migration once)", n, err)
+	}
+	if migs, err = loadMigrations(fstest.MapFS{"m/0001_a.sql": first["m/0001_a.sql"]}, "m"); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(ctx, db, migs); err == nil || !strings.Contains(err.Error(), "newer binary") {
+		t.Errorf("migrate by an older binary = %v, want a refusal", err)
 	}
 }

@@ -17,6 +17,9 @@ func checkColumns(c *queue.CheckResult) []column {
 		{"raw", c.Raw, &c.Raw},
 		{"url", c.URL, &c.URL},
 		{"updated_at", timeVal(c.UpdatedAt), timeScan{&c.UpdatedAt}},
+		{"check_run_id", c.CheckRunID, &c.CheckRunID},
+		{"check_suite_id", c.SuiteID, &c.SuiteID},
+		{"app", c.App, &c.App},
 	}
 }
 
@@ -25,9 +28,10 @@ var (
 	// checkUpsert replaces a stored result unless it is newer than the
 	// incoming one (a zero UpdatedAt counts as oldest).
 	checkUpsert = `INSERT INTO checks (host, owner, name, ` + selectList(checkCols, "") + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (host, owner, name, sha, kind, check_name) DO UPDATE SET
-			state = excluded.state, raw = excluded.raw, url = excluded.url, updated_at = excluded.updated_at
+			state = excluded.state, raw = excluded.raw, url = excluded.url, updated_at = excluded.updated_at,
+			check_run_id = excluded.check_run_id, check_suite_id = excluded.check_suite_id, app = excluded.app
 		WHERE COALESCE(excluded.updated_at, -9223372036854775808) >= COALESCE(checks.updated_at, -9223372036854775808)`
 	checkList = "SELECT " + selectList(checkCols, "") + ` FROM checks
 		WHERE host = ? AND owner = ? AND name = ? AND sha = ? ORDER BY kind, check_name`

@@ -34,6 +34,7 @@ func runColumns(r *queue.TestRun) []column {
 		{"parent", r.Parent, &r.Parent},
 		{"required_source", string(r.RequiredSource), &r.RequiredSource},
 		{"isolation", r.Isolation, &r.Isolation},
+		{"rerun_check_ids", jsonVal{r.RerunChecks}, jsonScan{&r.RerunChecks}},
 	}
 }
 

@@ -36,6 +36,19 @@ var logTests = []testCase{
 			}
 		}
 	}},
+	{"check/record keeps the check run's identity", func(t *testing.T, s queue.Store) {
+		c := queue.CheckResult{SHA: "abc", Kind: queue.KindCheckRun, Name: "test", State: queue.CheckFailure, Raw: "failure",
+			UpdatedAt: at(10 * time.Second), CheckRunID: 41, SuiteID: 7, App: queue.GitHubActionsApp}
+		must(t, s.RecordCheck(ctx, testRepo, c))
+		rerun := c // the failed job re-run: a new check run in the same suite
+		rerun.State, rerun.Raw, rerun.CheckRunID, rerun.UpdatedAt = queue.CheckPending, "queued", 43, at(20*time.Second)
+		for _, want := range []queue.CheckResult{c, rerun} {
+			must(t, s.RecordCheck(ctx, testRepo, want))
+			got, err := s.ListChecks(ctx, testRepo, "abc")
+			must(t, err)
+			assertEqual(t, got, []queue.CheckResult{want})
+		}
+	}},
 	{"check/list by commit, kind and name", func(t *testing.T, s queue.Store) {
 		status := queue.CheckResult{SHA: "abc", Kind: queue.KindStatus, Name: "test", State: queue.CheckSuccess, UpdatedAt: t0}
 		run := queue.CheckResult{SHA: "abc", Kind: queue.KindCheckRun, Name: "test", State: queue.CheckFailure, UpdatedAt: t0}

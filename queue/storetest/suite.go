@@ -106,7 +106,7 @@ func fullRun(id string, queueID int64) *queue.TestRun {
 		RequiredChecks: []string{"ci/test"}, RequiredSource: queue.RequiredFromQueue, Bisection: true, Parent: "parent-run",
 		Status: queue.RunFailed, FailureReason: queue.ReasonTestTimeout, FailureDetail: "took too long",
 		CreatedAt: at(time.Second), StartedAt: at(2 * time.Second), FinishedAt: at(3 * time.Second),
-		Closed: true,
+		Closed: true, RerunChecks: []int64{41, 42},
 	}
 }
 

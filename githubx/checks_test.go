@@ -65,9 +65,9 @@ func TestChecksPaginatesAndNormalises(t *testing.T) {
 		{SHA: "c1", Kind: queue.KindStatus, Name: "ci/build", State: queue.CheckSuccess, Raw: "success", URL: "https://ci/b/2", UpdatedAt: at(5)},
 		{SHA: "c1", Kind: queue.KindStatus, Name: "ci/lint", State: queue.CheckFailure, Raw: "error", UpdatedAt: at(2)},
 		{SHA: "c1", Kind: queue.KindStatus, Name: "ci/test", State: queue.CheckPending, Raw: "pending", URL: "https://ci/t/1", UpdatedAt: at(4)},
-		{SHA: "c1", Kind: queue.KindCheckRun, Name: "deploy", State: queue.CheckFailure, Raw: "timed_out", UpdatedAt: at(6)},
-		{SHA: "c1", Kind: queue.KindCheckRun, Name: "e2e", State: queue.CheckPending, Raw: "in_progress", URL: "https://ci/e2e", UpdatedAt: at(3)},
-		{SHA: "c1", Kind: queue.KindCheckRun, Name: "unit", State: queue.CheckSuccess, Raw: "neutral", URL: "https://gh/unit", UpdatedAt: at(2)},
+		{SHA: "c1", Kind: queue.KindCheckRun, Name: "deploy", State: queue.CheckFailure, Raw: "timed_out", UpdatedAt: at(6), CheckRunID: 12},
+		{SHA: "c1", Kind: queue.KindCheckRun, Name: "e2e", State: queue.CheckPending, Raw: "in_progress", URL: "https://ci/e2e", UpdatedAt: at(3), CheckRunID: 10},
+		{SHA: "c1", Kind: queue.KindCheckRun, Name: "unit", State: queue.CheckSuccess, Raw: "neutral", URL: "https://gh/unit", UpdatedAt: at(2), CheckRunID: 11},
 	})
 }
 

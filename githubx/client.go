@@ -34,6 +34,7 @@ type Client struct {
 	budgets       map[int64]*scheduler     // installation ID → its budget (kept when its client is dropped)
 	nodeIDs       map[string]string        // lower(owner/name) → repository node id
 	trees         *treeCache               // commit SHA → tree SHA (immutable)
+	noRerun       map[int64]bool           // installation ID → refused to re-run checks (RerunFailedCheck)
 
 	git *gitBuilder // nil: BuildBranch uses the merges API
 }

@@ -26,6 +26,9 @@ type ciRunner struct {
 	hold bool
 	runs []*ciRun
 	jobs []*ciJob
+	// refused are the App permissions ("actions", "checks") the App is
+	// denied (RefusePermission).
+	refused map[string]bool
 }
 
 // ciRun is one CI run and the check runs it posted.
@@ -127,7 +130,7 @@ func (ci *ciRunner) trigger(r *repo, branch, sha string) {
 		return
 	}
 	ci.mu.Lock()
-	run := &ciRun{CIRun: CIRun{ID: ci.s.newID(), Repo: r.fullName(), Branch: branch, SHA: sha}, repo: r, held: ci.hold}
+	run := &ciRun{CIRun: CIRun{ID: ci.s.newID(), Repo: r.fullName(), Branch: branch, SHA: sha, Attempt: 1}, repo: r, held: ci.hold}
 	ci.runs = append(ci.runs, run)
 	ci.mu.Unlock()
 	if ci.opts.AtPush != nil {

@@ -22,8 +22,12 @@ func (ci *ciRunner) start(run *ciRun) {
 	for _, c := range ci.contexts {
 		r.addStatus(run.SHA, "pending", c, ci.targetURL(run), "CI is running", ciLogin)
 	}
+	if ci.opts.Actions && len(ci.opts.CheckRuns) > 0 {
+		r.workflowRuns[run.ID] = &WorkflowRun{ID: run.ID, Name: "CI", HeadBranch: run.Branch, HeadSHA: run.SHA,
+			Status: "in_progress", CheckSuiteID: r.suiteID(actionsAppID, run.SHA)}
+	}
 	for _, name := range ci.opts.CheckRuns {
-		cr := r.addCheckRun(run.SHA, ciApp(), &checkRunInput{
+		cr := r.addCheckRun(run.SHA, ci.app(), &checkRunInput{
 			Name:       github.String(name),
 			Status:     github.String("in_progress"),
 			DetailsURL: github.String(ci.targetURL(run)),
@@ -62,7 +66,10 @@ func (ci *ciRunner) finish(run *ciRun, pass *bool) {
 	}
 	ok := pass != nil && *pass
 	if pass == nil {
-		ok = ci.passes(run)
+		ci.mu.Lock()
+		cur := run.CIRun
+		ci.mu.Unlock()
+		ok = (ci.opts.FailAttempt == nil || !ci.opts.FailAttempt(cur)) && ci.passes(run)
 	}
 	state, conclusion, desc := "success", "success", "All checks passed"
 	if !ok {
@@ -70,10 +77,19 @@ func (ci *ciRunner) finish(run *ciRun, pass *bool) {
 	}
 	r := run.repo
 	r.mu.Lock()
+	ci.mu.Lock()
+	first := run.Attempt <= 1 // a re-run runs check runs again, not statuses
+	ids := run.checkIDs
+	ci.mu.Unlock()
 	for _, c := range ci.contexts {
-		r.addStatus(run.SHA, state, c, ci.targetURL(run), desc, ciLogin)
+		if first {
+			r.addStatus(run.SHA, state, c, ci.targetURL(run), desc, ciLogin)
+		}
 	}
-	for _, id := range run.checkIDs {
+	if w, found := r.workflowRuns[run.ID]; found && ci.opts.Actions {
+		w.Status, w.Conclusion = "completed", conclusion
+	}
+	for _, id := range ids {
 		if cr, found := r.checkRuns[id]; found {
 			r.updateCheckRun(cr, &checkRunInput{
 				Conclusion: github.String(conclusion),
@@ -81,13 +97,14 @@ func (ci *ciRunner) finish(run *ciRun, pass *bool) {
 			}, ciLogin)
 		}
 	}
+	app := ci.app()
 	r.emitCheckSuite(&github.CheckSuite{
-		ID:           github.Int64(r.suiteID(ciAppID, run.SHA)),
+		ID:           github.Int64(r.suiteID(app.GetID(), run.SHA)),
 		HeadBranch:   github.String(run.Branch),
 		HeadSHA:      github.String(run.SHA),
 		Status:       github.String("completed"),
 		Conclusion:   github.String(conclusion),
-		App:          ciApp(),
+		App:          app,
 		PullRequests: r.prRefsForSHA(run.SHA),
 	}, "completed", ciLogin)
 	r.mu.Unlock()

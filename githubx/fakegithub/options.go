@@ -70,6 +70,14 @@ type CIOptions struct {
 	// Silent, if set, picks pushes the CI ignores: it starts no run for
 	// them and reports nothing (a CI that never starts).
 	Silent func(branch, sha string) bool
+	// Actions makes the CI GitHub Actions: its check runs (CheckRuns) are
+	// jobs of a workflow run (one per CI run, in the check suite of the
+	// github-actions App) that rerun-failed-jobs can run again. Without
+	// it they come from a separate CI App whose suite can be re-requested.
+	Actions bool
+	// FailAttempt, if set, fails an attempt of a run whatever its tree
+	// when it returns true (a flaky job: fail attempt 1, pass on re-run).
+	FailAttempt func(run CIRun) bool
 }
 
 // Fault makes the next Times requests that match Method and PathContains
@@ -103,6 +111,9 @@ type CIRun struct {
 	SHA    string
 	// Result is "" while pending, then "success" or "failure".
 	Result string
+	// Attempt is 1 for the run the push started, then one more per re-run
+	// of its failed jobs or re-request of its check suite.
+	Attempt int
 }
 
 // DeliveryRecord is one attempted webhook delivery.
@@ -146,4 +157,6 @@ type WorkflowRun struct {
 	// PullRequests are the numbers listed in pull_requests (GitHub lists
 	// none for a PR from a fork).
 	PullRequests []int
+	// CheckSuiteID is the check suite of its jobs (0: none).
+	CheckSuiteID int64
 }

@@ -195,5 +195,8 @@ func (s *Server) buildRoutes() []*route {
 		newRoute(get, R+"/check-runs/{id}", authToken, handleGetCheckRun),
 		newRoute(patch, R+"/check-runs/{id}", authToken, handleUpdateCheckRun),
 		newRoute(get, R+"/actions/runs/{id}", authToken, handleGetWorkflowRun),
+		newRoute(get, R+"/actions/runs", authToken, handleListWorkflowRuns),
+		newRoute(post, R+"/actions/runs/{id}/rerun-failed-jobs", authToken, handleRerunFailedJobs),
+		newRoute(post, R+"/check-suites/{id}/rerequest", authToken, handleRerequestCheckSuite),
 	}
 }

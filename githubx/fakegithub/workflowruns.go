@@ -41,6 +41,9 @@ func (r *repo) apiWorkflowRun(w *WorkflowRun) *github.WorkflowRun {
 	if w.Conclusion != "" {
 		out.Conclusion = github.String(w.Conclusion)
 	}
+	if w.CheckSuiteID != 0 {
+		out.CheckSuiteID = github.Int64(w.CheckSuiteID)
+	}
 	return out
 }
 

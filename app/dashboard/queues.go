@@ -271,6 +271,7 @@ func (d *Dashboard) unitView(ctx context.Context, q *queue.Queue, run *queue.Tes
 		if recorded, err = d.reads.ListChecks(ctx, repo, run.SHA); err != nil {
 			return u, fmt.Errorf("failed to list checks of run %s: %w", run.ID, err)
 		}
+		recorded = queue.ChecksOfAttempt(run, recorded) // a check re-run in place is pending again
 	}
 	for _, name := range run.RequiredChecks {
 		c := checkView{Name: name, State: queue.CheckPending}

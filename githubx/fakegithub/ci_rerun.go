@@ -108,7 +108,7 @@ func handleRerunFailedJobs(c *reqCtx) {
 		c.error(http.StatusForbidden, "This workflow run is not completed or has no failed jobs")
 		return
 	}
-	c.s.ci.enqueue(&ciJob{run: run, finish: true})
+	c.s.ci.finishUnlessHeld(run)
 	c.json(http.StatusCreated, map[string]any{})
 }
 
@@ -145,8 +145,21 @@ func handleRerequestCheckSuite(c *reqCtx) {
 		c.error(http.StatusUnprocessableEntity, "Validation Failed: the check suite is not completed")
 		return
 	}
-	c.s.ci.enqueue(&ciJob{run: run, finish: true})
+	c.s.ci.finishUnlessHeld(run)
 	c.json(http.StatusCreated, map[string]any{})
+}
+
+// finishUnlessHeld queues the result of a re-run's attempt, unless the CI
+// is held (SetCIHold): then it stays pending until ReleaseCI or
+// CompleteCI.
+func (ci *ciRunner) finishUnlessHeld(run *ciRun) {
+	ci.mu.Lock()
+	run.held = ci.hold
+	held := run.held
+	ci.mu.Unlock()
+	if !held {
+		ci.enqueue(&ciJob{run: run, finish: true})
+	}
 }
 
 // byID is the CI run id (nil if none).

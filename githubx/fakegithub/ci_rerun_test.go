@@ -95,3 +95,24 @@ func TestRefusedPermissionAnswersNotAccessible(t *testing.T) {
 		t.Errorf("a refused re-run ran: %+v", ci)
 	}
 }
+
+func TestCIRerunStaysPendingWhileHeld(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, Options{CI: CIOptions{Actions: true, CheckRuns: []string{"test"}}})
+	c := newClient(t, s, "/")
+	s.SetCIHold(true)
+	sha := createTestBranch(t, s, c, "mq-merge/pr-1/run", map[string]string{"ok.txt": "ok"})
+	waitIdle(t, s)
+	noErr(t, s.CompleteCI(testOwner+"/"+testRepo, sha, false))
+	if _, err := c.Actions.RerunFailedJobsByID(t.Context(), testOwner, testRepo, s.CIRuns()[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	waitIdle(t, s)
+	if p := s.PendingCI(); len(p) != 1 || p[0].Attempt != 2 || p[0].SHA != sha {
+		t.Fatalf("PendingCI = %+v, want attempt 2 on %s held", p, sha)
+	}
+	noErr(t, s.CompleteCI(testOwner+"/"+testRepo, sha, true))
+	if got := latestRun(t, c, sha, "test"); got.GetConclusion() != "success" {
+		t.Fatalf("the held re-run completed %s, want success", got.GetConclusion())
+	}
+}

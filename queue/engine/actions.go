@@ -26,7 +26,8 @@ type Transition struct {
 	FlakeRetry bool
 	// RetryFailure is, for a retry of a run that failed on a check
 	// (reason retrying_failed_check), what failed: added to the entry's
-	// CheckRetryLog as it counts the attempt.
+	// CheckRetryLog as it counts the attempt ("" when the attempt was
+	// counted already: a re-run in place that fell back to a new commit).
 	RetryFailure string
 }
 

@@ -17,6 +17,10 @@ type RetryFailedCheck struct {
 	// detail of the attempt that decides.
 	Failure string
 	Detail  string
+	// Attempt is the attempt that comes next (2 for the first retry), of
+	// Of in all (CheckRetries + 1): the service says so when it re-runs
+	// the failed check in place instead.
+	Attempt, Of int
 }
 
 func (RetryFailedCheck) isAction() {}
@@ -41,6 +45,6 @@ func (p *planner) checkRetry(r *queue.TestRun, failure string) Action {
 	if attempts >= retries {
 		return nil
 	}
-	return RetryFailedCheck{RunID: r.ID, Failure: failure,
+	return RetryFailedCheck{RunID: r.ID, Failure: failure, Attempt: attempts + 2, Of: retries + 1,
 		Detail: fmt.Sprintf("%s; trying again on a new test commit: attempt %d of %d", failure, attempts+2, retries+1)}
 }

@@ -27,11 +27,11 @@ func TestCheckRetry(t *testing.T) {
 		{"first failure: attempt 2 of 3", func(b *builder) {
 			b.s.Queue.Settings.CheckRetries, b.s.RetryBudget = 2, 1
 			failed(b)
-		}, RetryFailedCheck{RunID: "r-e1", Failure: failure, Detail: failure + "; trying again on a new test commit: attempt 2 of 3"}},
+		}, RetryFailedCheck{RunID: "r-e1", Failure: failure, Detail: failure + "; trying again on a new test commit: attempt 2 of 3", Attempt: 2, Of: 3}},
 		{"second failure: attempt 3 of 3", func(b *builder) {
 			b.s.Queue.Settings.CheckRetries, b.s.RetryBudget = 2, 1
 			failed(b).CheckAttempts = 1
-		}, RetryFailedCheck{RunID: "r-e1", Failure: failure, Detail: failure + "; trying again on a new test commit: attempt 3 of 3"}},
+		}, RetryFailedCheck{RunID: "r-e1", Failure: failure, Detail: failure + "; trying again on a new test commit: attempt 3 of 3", Attempt: 3, Of: 3}},
 		{"no attempt left", func(b *builder) {
 			b.s.Queue.Settings.CheckRetries, b.s.RetryBudget = 2, 1
 			failed(b).CheckAttempts = 2

@@ -70,6 +70,7 @@ func (r *Reads) TestingDetails(ctx context.Context, key queue.QueueKey, runID st
 		if d.Checks, err = r.store.ListChecks(ctx, q.Key.Repo, run.SHA); err != nil {
 			return nil, fmt.Errorf("failed to list checks of run %s: %w", runID, err)
 		}
+		d.Checks = queue.ChecksOfAttempt(run, d.Checks) // a check re-run in place is pending again
 		sort.Slice(d.Checks, func(i, j int) bool { return d.Checks[i].Name < d.Checks[j].Name })
 	}
 	if err := r.describeTested(ctx, d); err != nil {

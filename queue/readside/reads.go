@@ -88,6 +88,7 @@ func (r *Reads) GetSubmitted(ctx context.Context, key queue.QueueKey, prNumber i
 				if checks[run.SHA], err = r.store.ListChecks(ctx, v.q.Key.Repo, run.SHA); err != nil {
 					return nil, fmt.Errorf("failed to list the checks of run %s: %w", run.ID, err)
 				}
+				checks[run.SHA] = queue.ChecksOfAttempt(run, checks[run.SHA])
 			}
 		}
 		sub.WaitingFor = WaitingFor(v.q, sub.Entry, v.entries, v.runs, checks, r.now())

@@ -170,7 +170,7 @@ func waitingOf(ctx context.Context, store WaitingStore, q *queue.Queue, entries 
 		if err != nil {
 			return nil, fmt.Errorf("failed to list the checks of run %s: %w", r.ID, err)
 		}
-		checks[r.SHA] = cs
+		checks[r.SHA] = queue.ChecksOfAttempt(r, cs)
 	}
 	out := make(map[string]*queue.Waiting, len(entries))
 	for _, e := range entries {

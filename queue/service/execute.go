@@ -48,6 +48,9 @@ func (s *Service) transition(ctx context.Context, fx *effects, q *queue.Queue, t
 			e.ChecksMissing = 0 // a fresh start once the queue runs again
 		case queue.ReasonRetryingFailedCheck:
 			e.ChecksMissing = 0 // its checks did start
+			if t.RetryFailure == "" {
+				break // counted already (a re-run in place that fell back)
+			}
 			e.CheckAttempts++
 			if e.CheckRetryLog != "" {
 				e.CheckRetryLog += "; "

@@ -245,6 +245,8 @@ func (s *Service) snapshot(ctx context.Context, queueID int64, head string, requ
 			if err := load(r.SHA); err != nil {
 				return nil, err
 			}
+			// A check re-run in place is pending until its new run reports.
+			checks[r.SHA] = queue.ChecksOfAttempt(r, checks[r.SHA])
 		}
 	}
 	for _, e := range entries {

@@ -1,0 +1,115 @@
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mergequeue/mq/githubx/fakegithub"
+	"github.com/mergequeue/mq/queue"
+)
+
+// actionsCI is a CI of GitHub Actions whose one job, ci/test, is a check
+// run (no commit status): a failed job can be re-run in place.
+var actionsCI = fakegithub.CIOptions{Actions: true, Contexts: []string{}, CheckRuns: []string{"ci/test"}}
+
+// waitDetail waits for PR pr to be in state with a detail containing part.
+func (h *harness) waitDetail(pr int, state, part string) submitted {
+	h.t.Helper()
+	var last submitted
+	h.waitFor(fmt.Sprintf("#%d to be %s with %q", pr, state, part), func() bool {
+		s, ok := h.entry(pr)
+		last = s
+		return ok && s.State == state && strings.Contains(s.StateReasonDetail, part)
+	}, func() string { return fmt.Sprintf("last: %+v", last) })
+	return last
+}
+
+// ciRunsOf are the CI runs of PR pr's test branches (the units it leads).
+func (h *harness) ciRunsOf(pr int) []fakegithub.CIRun {
+	var out []fakegithub.CIRun
+	for _, r := range h.env.Fake.CIRuns() {
+		if strings.HasPrefix(r.Branch, fmt.Sprintf("mq-merge/pr-%d/", pr)) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// A GitHub Actions job that fails once is re-run on the same test commit
+// (rerun-failed-jobs), no new commit: the PR keeps its place, shows
+// "attempt 2 of 2" while the job runs again, and merges ahead of the PR
+// behind it when it passes (issue #19 item 3).
+func TestFailedActionsJobIsRerunOnTheSameCommit(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, actionsCI)
+	h.createQueueWith(func(s *queue.Settings) { s.Concurrency, s.CheckRetries, s.CheckRetryBudgetPercent = 2, 1, 100 })
+	h.env.Fake.SetCIHold(true)
+	p1 := h.openPR("flaky", map[string]string{"flaky.txt": "1\n"})
+	p2 := h.openPR("behind", map[string]string{"behind.txt": "2\n"})
+	initial := len(h.mainCommits())
+	h.submit(p1)
+	h.waitState(p1, "testing")
+	h.submit(p2)
+	h.waitState(p2, "testing")
+
+	first := h.completeRunOf(p1, false)
+	retry := h.waitDetail(p1, "testing", "attempt 2 of 2")
+	if retry.StateReason != "retrying_failed_check" || !strings.Contains(retry.StateReasonDetail, "same test commit") {
+		t.Errorf("#%d after its job failed: %+v; want retrying_failed_check on the same test commit", p1, retry)
+	}
+	h.waitFor("the failed job re-run", func() bool {
+		runs := h.ciRunsOf(p1)
+		return len(runs) == 1 && runs[0].Attempt == 2 && runs[0].Result == ""
+	}, func() string { return fmt.Sprint(h.ciRunsOf(p1)) })
+	h.completeRunOf(p2, true)
+	second := h.completeRunOf(p1, true)
+	if second.SHA != first.SHA || second.ID != first.ID {
+		t.Errorf("attempt 2 ran as CI run %d on %s; want the re-run of run %d on %s", second.ID, second.SHA, first.ID, first.SHA)
+	}
+	h.waitState(p1, "merged")
+	h.waitState(p2, "merged")
+	commits := h.mainCommits()
+	if i1, i2 := indexOf(commits, h.mergeCommit(p1)), indexOf(commits, h.mergeCommit(p2)); i1 < 0 || i1 > i2 {
+		t.Errorf("#%d merged at %d, #%d at %d: the re-run PR lost its place", p1, i1, p2, i2)
+	}
+	if got := len(commits) - initial; got != 2 {
+		t.Errorf("main gained %d commits, want 2", got)
+	}
+	if runs := h.ciRunsOf(p1); len(runs) != 1 {
+		t.Errorf("#%d was tested by %d CI runs %v; want one (no new test commit)", p1, len(runs), runs)
+	}
+	if n := h.env.Fake.Calls("POST /repos/{owner}/{repo}/actions/runs/{id}/rerun-failed-jobs"); n != 1 {
+		t.Errorf("rerun-failed-jobs called %d times, want 1", n)
+	}
+}
+
+// Where the App may not re-run jobs (no actions: write), the failed job's
+// unit is tried again on a new test commit instead, and the refusal is
+// remembered: the next failure asks GitHub no more.
+func TestRerunRefusedFallsBackToANewTestCommit(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, actionsCI)
+	h.createQueueWith(func(s *queue.Settings) { s.CheckRetries, s.CheckRetryBudgetPercent = 1, 100 })
+	h.env.Fake.RefusePermission("actions")
+	h.env.Fake.SetCIHold(true)
+	const rerun = "POST /repos/{owner}/{repo}/actions/runs/{id}/rerun-failed-jobs"
+	for i, name := range []string{"one", "two"} {
+		p := h.openPR(name, map[string]string{name + ".txt": "1\n"})
+		h.submit(p)
+		h.waitState(p, "testing")
+		first := h.completeRunOf(p, false)
+		retry := h.waitDetail(p, "pending", "attempt 2 of 2")
+		if retry.StateReason != "retrying_failed_check" || !strings.Contains(retry.StateReasonDetail, "new test commit") {
+			t.Errorf("#%d after its job failed: %+v; want a retry on a new test commit", p, retry)
+		}
+		second := h.completeRunOf(p, true)
+		if second.SHA == first.SHA {
+			t.Errorf("#%d: the fallback ran on the failed commit %s; want a new test commit", p, first.SHA)
+		}
+		h.waitState(p, "merged")
+		if n := h.env.Fake.Calls(rerun); n != 1 {
+			t.Errorf("after failure %d: rerun-failed-jobs called %d times, want 1 (the refusal remembered)", i+1, n)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -40,12 +41,65 @@ type stallReads interface {
 	Stalled(ctx context.Context, q *queue.Queue) (*readside.Stall, error)
 }
 
+// alertLog is where queue alerts are raised and cleared: the queue's event
+// log, which the notifications tail (queue.Store).
+type alertLog interface {
+	ListEvents(ctx context.Context, queueID int64, since time.Time) ([]queue.Event, error)
+	AddEvent(ctx context.Context, ev *queue.Event) error
+}
+
+// alertLookback is how far back the stall watch looks, once per queue and
+// process, for a stall alert raised and not cleared (by an earlier
+// process): it is cleared, not raised again.
+const alertLookback = 30 * 24 * time.Hour
+
+// stallAlerts tracks which queues have their stall alert raised in the
+// event log, so that each alert is raised once and cleared once.
+type stallAlerts struct {
+	log  alertLog
+	now  func() time.Time
+	open map[int64]bool // queue → raised and not cleared; absent: not read yet
+}
+
+// set raises (stalled) or clears queue q's stall alert unless it already
+// is so.
+func (a *stallAlerts) set(ctx context.Context, q *queue.Queue, stalled bool, detail string) error {
+	open, known := a.open[q.ID]
+	if !known {
+		events, err := a.log.ListEvents(ctx, q.ID, a.now().Add(-alertLookback))
+		if err != nil {
+			return fmt.Errorf("failed to read the alerts of %s: %w", q.Key, err)
+		}
+		for _, ev := range events {
+			if kind, raised, ok := ev.Alert(); ok && kind == queue.AlertStalled {
+				open = raised
+			}
+		}
+	}
+	if open != stalled {
+		ev := queue.QueueAlertEvent(q.ID, queue.AlertStalled, stalled, detail, a.now())
+		if err := a.log.AddEvent(ctx, &ev); err != nil {
+			return fmt.Errorf("failed to record the stall alert of %s: %w", q.Key, err)
+		}
+	}
+	a.open[q.ID] = stalled
+	return nil
+}
+
 // watchStalls looks at every queue each interval until ctx ends: a stall
 // that begins is logged as an error (with what the PRs wait for) and
-// counted, and mq_queue_stalled follows each queue.
-func watchStalls(ctx context.Context, reads stallReads, m *stallMetrics, interval time.Duration) {
+// counted, and mq_queue_stalled follows each queue. The stall raises a
+// queue alert in alerts (notified), once, and clears it once the queue
+// moves, is paused or has nothing waiting.
+func watchStalls(ctx context.Context, reads stallReads, alerts alertLog, now func() time.Time, m *stallMetrics, interval time.Duration) {
 	log := zerolog.Ctx(ctx)
 	stalled := map[int64]time.Time{} // queue → the last activity of its stall
+	raised := &stallAlerts{log: alerts, now: now, open: map[int64]bool{}}
+	setAlert := func(q *queue.Queue, on bool, detail string) {
+		if err := raised.set(ctx, q, on, detail); err != nil && ctx.Err() == nil {
+			log.Warn().Err(err).Str("queue", q.Key.String()).Msg("failed to notify the stall alert")
+		}
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -67,9 +121,11 @@ func watchStalls(ctx context.Context, reads stallReads, m *stallMetrics, interva
 			if s == nil {
 				delete(stalled, q.ID)
 				m.stalled.WithLabelValues(labels...).Set(0)
+				setAlert(q, false, "the queue is no longer stalled")
 				continue
 			}
 			m.stalled.WithLabelValues(labels...).Set(1)
+			setAlert(q, true, s.Detail)
 			if since, ok := stalled[q.ID]; ok && since.Equal(s.Since) {
 				continue
 			}

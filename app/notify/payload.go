@@ -17,7 +17,9 @@ type Repository struct {
 
 // Message is one notification (SPEC §8). Type is pull_request or
 // pull_request_batch; PRNumber is set for the first, PRNumbers for the
-// second.
+// second. Type queue_alert (our addition) is an alert of the queue itself:
+// Action is raised or cleared, Alert (and Status) its kind (stalled,
+// checks_not_starting), Detail what is wrong; it names no PR.
 type Message struct {
 	// ID is stable across retries (the webhook-id), so receivers can drop
 	// duplicates.
@@ -45,6 +47,8 @@ type Message struct {
 	Reason     string `json:"reason"`
 	Detail     string `json:"detail"`
 	DetailsURL string `json:"details_url"`
+	// Alert is a queue_alert's kind (queue.AlertKind).
+	Alert string `json:"alert,omitempty"`
 }
 
 // Lookup reads what an event refers to.
@@ -100,6 +104,9 @@ func messages(ctx context.Context, look Lookup, ev queue.Event, detailsURL strin
 	if err != nil {
 		return nil, fmt.Errorf("failed to load queue %d: %w", ev.QueueID, err)
 	}
+	if kind, raised, ok := ev.Alert(); ok {
+		return []Message{alertMessage(q, ev, kind, raised, detailsURL)}, nil
+	}
 	e, err := look.GetEntryByID(ctx, ev.EntryID)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load entry %s: %w", ev.EntryID, err)
@@ -154,6 +161,27 @@ func messages(ctx context.Context, look Lookup, ev queue.Event, detailsURL strin
 	return out, nil
 }
 
+// alertMessage is the queue_alert notification of a queue alert event.
+func alertMessage(q *queue.Queue, ev queue.Event, kind queue.AlertKind, raised bool, detailsURL string) Message {
+	action := "cleared"
+	if raised {
+		action = "raised"
+	}
+	return Message{
+		ID:           fmt.Sprintf("evt_%d", ev.ID),
+		Type:         "queue_alert",
+		Action:       action,
+		Status:       string(kind),
+		Alert:        string(kind),
+		Timestamp:    ev.At.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+		Repository:   Repository{Host: q.Key.Repo.Host, Owner: q.Key.Repo.Owner, Name: q.Key.Repo.Name},
+		TargetBranch: q.Key.Branch,
+		Reason:       string(ev.Reason),
+		Detail:       ev.Detail,
+		DetailsURL:   detailsURL,
+	}
+}
+
 // batchMessage is the pull_request_batch notification an event stands for.
 func batchMessage(base Message, ev queue.Event, run, parent *queue.TestRun) (Message, bool) {
 	first := func(r *queue.TestRun) bool { return r != nil && len(r.EntryIDs) > 1 && r.EntryIDs[0] == ev.EntryID }
@@ -200,6 +228,9 @@ func (m Message) Summary() string {
 			}
 			who += fmt.Sprintf("%s#%d", sep, n)
 		}
+	}
+	if m.Type == "queue_alert" {
+		who = "queue alert " + m.Alert
 	}
 	line := fmt.Sprintf("%s/%s → %s: %s %s", m.Repository.Owner, m.Repository.Name, m.TargetBranch, who, m.Action)
 	if m.Detail != "" {

@@ -127,6 +127,26 @@ func TestChecksThatNeverStartRetryOnceThenPauseTheQueue(t *testing.T) {
 	if reason := h.queueField("state"); reason != "running" {
 		t.Errorf("queue %v after the resume, want running", reason)
 	}
+	// The pause is a queue alert: notified once when raised (naming the
+	// check and the branch), once when the queue runs again.
+	alerts := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		var out []string
+		for _, m := range notified {
+			if m["type"] == "queue_alert" && m["alert"] == "checks_not_starting" {
+				out = append(out, m["action"].(string))
+				if m["action"] == "raised" && (!strings.Contains(m["detail"].(string), secondBranch) || !strings.Contains(m["detail"].(string), "ci/test")) {
+					t.Errorf("the raised alert %v does not name ci/test and %s", m, secondBranch)
+				}
+			}
+		}
+		return out
+	}
+	h.waitFor("the CI alert raised and cleared", func() bool { return len(alerts()) == 2 }, func() string { return strings.Join(alerts(), " ") })
+	if got := strings.Join(alerts(), " "); got != "raised cleared" {
+		t.Errorf("checks_not_starting alerts %q, want raised cleared", got)
+	}
 }
 
 // Only silent runs in a row pause the queue: a run whose checks started in

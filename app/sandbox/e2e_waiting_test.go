@@ -2,12 +2,43 @@ package sandbox
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/mergequeue/mq/app"
 	"github.com/mergequeue/mq/githubx/fakegithub"
 )
+
+// alertSink is a webhook notification endpoint keeping the queue alerts
+// it receives ("<alert> <action>").
+type alertSink struct {
+	mu     sync.Mutex
+	alerts []string
+	detail []string
+}
+
+func (s *alertSink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var m map[string]any
+	if json.Unmarshal(body, &m) != nil || m["type"] != "queue_alert" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.alerts = append(s.alerts, m["alert"].(string)+" "+m["action"].(string))
+	s.detail = append(s.detail, m["detail"].(string))
+}
+
+func (s *alertSink) got() ([]string, []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.alerts...), append([]string(nil), s.detail...)
+}
 
 type waitingFor struct {
 	Reason string `json:"reason"`
@@ -39,7 +70,11 @@ func (h *harness) waitingFor(pr int) *waitingFor {
 func TestWhatEachPRWaitsForAndTheStallAlert(t *testing.T) {
 	t.Parallel()
 	clock := &shiftedClock{}
-	h := newHarnessWith(t, Options{CI: fakegithub.CIOptions{}, Now: clock.Now})
+	sink := &alertSink{}
+	srv := httptest.NewServer(sink)
+	defer srv.Close()
+	h := newHarnessWith(t, Options{CI: fakegithub.CIOptions{}, Now: clock.Now,
+		Notifications: []app.NotificationTarget{{URL: srv.URL, Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", Kind: app.NotifyWebhook}}})
 	h.createQueue(1)
 	h.mustPost("updateQueue", map[string]any{"repo": repoBody(), "targetBranch": "main", "stallAlertMinutes": 30,
 		"testingTimeoutMinutes": 0})
@@ -87,6 +122,14 @@ func TestWhatEachPRWaitsForAndTheStallAlert(t *testing.T) {
 	h.waitFor("the stall to clear", func() bool { return stalled() == 0 }, nil)
 	if w := h.waitingFor(p1); w != nil {
 		t.Errorf("#%d, merged, still waits for %s", p1, spew(w))
+	}
+	// The stall is a queue alert, notified once raised (saying what #1
+	// waits for) and once cleared.
+	h.waitFor("the stall alert raised and cleared", func() bool { a, _ := sink.got(); return len(a) >= 2 },
+		func() string { a, _ := sink.got(); return strings.Join(a, ", ") })
+	alerts, details := sink.got()
+	if strings.Join(alerts, ", ") != "stalled raised, stalled cleared" || !strings.Contains(details[0], "ci/test") {
+		t.Errorf("queue alerts %q (%q); want the stall raised, naming ci/test, then cleared", alerts, details)
 	}
 }
 

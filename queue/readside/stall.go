@@ -73,8 +73,10 @@ func (r *Reads) Stalled(ctx context.Context, q *queue.Queue) (*Stall, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to list events of %s: %w", q.Key, err)
 	}
-	if len(events) > 0 {
-		return nil, nil
+	for _, ev := range events {
+		if _, _, alert := ev.Alert(); !alert { // the alert itself is no activity
+			return nil, nil
+		}
 	}
 	detail := fmt.Sprintf("nothing has happened in the queue for %s", queue.Count(int(now.Sub(last)/time.Minute), "minute"))
 	shown := 0

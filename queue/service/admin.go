@@ -70,6 +70,7 @@ func (s *Service) UpdateQueue(ctx context.Context, key queue.QueueKey, u queue.Q
 			return nil, err
 		}
 	}
+	ciPaused := q.PausedForChecksNotStarting()
 	settings, err := u.ApplySettings(q.Settings.WithCreationDefaults())
 	if err != nil {
 		return nil, err
@@ -95,7 +96,19 @@ func (s *Service) UpdateQueue(ctx context.Context, key queue.QueueKey, u queue.Q
 		}
 	}
 	q.UpdatedAt = s.now()
-	if err := s.store.UpdateQueue(ctx, q); err != nil {
+	err = s.store.WithTx(ctx, func(tx queue.Store) error {
+		if err := tx.UpdateQueue(ctx, q); err != nil {
+			return err
+		}
+		if !ciPaused || q.State == queue.QueuePaused {
+			return nil
+		}
+		// Set running (or drained) again: the CI outage alert clears.
+		ev := queue.QueueAlertEvent(q.ID, queue.AlertChecksNotStarting, false,
+			fmt.Sprintf("the queue is %s again; new runs start", q.State), s.now())
+		return tx.AddEvent(ctx, &ev)
+	})
+	if err != nil {
 		return nil, fmt.Errorf("failed to save queue %s: %w", key, err)
 	}
 	zerolog.Ctx(ctx).Info().Str("queue", key.String()).Str("state", string(q.State)).

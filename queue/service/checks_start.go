@@ -84,10 +84,17 @@ func (s *Service) endChecksNotStarted(ctx context.Context, fx *effects, q *queue
 		// The pause first: should the process stop in between, the run is
 		// still open and the engine, seeing it again, pauses again.
 		q.State = queue.QueuePaused
-		q.PausedReason = fmt.Sprintf("CI is not starting: %s, twice in a row. New runs are paused; the PRs keep "+
+		q.PausedReason = fmt.Sprintf(queue.ChecksNotStartingPause+"%s, twice in a row. New runs are paused; the PRs keep "+
 			"their places. Set the queue running once CI works.",
 			engine.MissingChecksText(a.Missing, run.Branch, q.Settings.ChecksStartTimeoutMinutes))
-		if err := s.store.UpdateQueue(ctx, q); err != nil {
+		// The pause raises the queue alert (notifications) with it.
+		alert := queue.QueueAlertEvent(q.ID, queue.AlertChecksNotStarting, true, q.PausedReason, s.now())
+		if err := s.store.WithTx(ctx, func(tx queue.Store) error {
+			if err := tx.UpdateQueue(ctx, q); err != nil {
+				return err
+			}
+			return tx.AddEvent(ctx, &alert)
+		}); err != nil {
 			return fmt.Errorf("failed to pause queue %s: %w", q.Key, err)
 		}
 	} else {

@@ -110,7 +110,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 		PublicURL: cfg.Server.PublicURL, WebURL: gh.Config().WebURL, TestPRTitle: title,
 		OnTreeMismatch: a.metrics.treeMismatch, OnChecksNotStarted: a.metrics.checksNotStarted,
 	})
-	a.reads = readside.New(store, readside.Options{Now: opts.Now})
+	a.reads = readside.New(store, readside.Options{Now: opts.Now, WriteBudget: gh})
 	a.workers.svc = a.svc
 	a.replica = ReplicaName()
 	a.workers.UseLeases(store, a.replica, LeaseTTL, a.svc.TakeOver)

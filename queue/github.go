@@ -148,6 +148,17 @@ type WriteHeadroom interface {
 	WriteHeadroom(repo Repo) float64
 }
 
+// WriteBudget is an optional capability of a GitHub port: whether the
+// installation's write budget (GitHub's secondary limits, as the port
+// keeps within them) holds its writes back now, so that the read side can
+// say an entry waits for it.
+type WriteBudget interface {
+	// NextWriteAt returns when a write to repo may be sent at the earliest
+	// and true when the budget holds writes back now (a full window, or a
+	// pause GitHub asked for); false when a write would go now.
+	NextWriteAt(repo Repo) (time.Time, bool)
+}
+
 // InformationalHeadroom is the free share of the write budget below which
 // informational surface writes are skipped (see WriteHeadroom).
 const InformationalHeadroom = 0.5

@@ -20,6 +20,7 @@ const (
 	WaitPRsAhead        WaitReason = "prs_ahead"        // the PRs ahead to merge first
 	WaitMerge           WaitReason = "merge"            // its own merge (or a retry of it)
 	WaitFailureDecision WaitReason = "failure_decision" // its failed run to be decided (pending_failure)
+	WaitWriteBudget     WaitReason = "write_budget"     // its next step, a GitHub write, waits for the installation's write budget
 )
 
 // Waiting is what an active entry waits for right now, in words and as

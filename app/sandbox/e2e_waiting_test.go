@@ -137,3 +137,26 @@ func spew(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// When the installation's write budget holds the queue's writes back, a PR
+// whose next step is a GitHub write says it waits for the budget, and when
+// the next write may go (issue #19 item 5).
+func TestWaitingForTheWriteBudget(t *testing.T) {
+	t.Parallel()
+	// Three writes per (hour-long) minute: the queue runs out of writes
+	// before it can merge the PR.
+	b := app.GitHubBudget{ConcurrentRequests: 100, PointsPerMinute: 1 << 20, WritesPerMinute: 3, WritesPerHour: 1 << 20,
+		Minute: time.Hour, Hour: 2 * time.Hour}
+	h := newHarnessWith(t, Options{CI: fakegithub.CIOptions{}, Budget: &b})
+	h.createQueue(1)
+	p := h.openPR("one", map[string]string{"one.txt": "1\n"})
+	h.submit(p)
+	var w *waitingFor
+	h.waitFor("#1 to wait for the write budget", func() bool {
+		w = h.waitingFor(p)
+		return w != nil && w.Reason == "write_budget"
+	}, func() string { return spew(w) })
+	if !strings.HasPrefix(w.Detail, "the GitHub write budget of this installation: next write in ~") || !strings.Contains(w.Detail, "min (for its") {
+		t.Errorf("#%d waits for %s; want the write budget with the minutes to the next write", p, spew(w))
+	}
+}

@@ -13,6 +13,10 @@ type Options struct {
 	// Now is the clock (default time.Now) at which positions, expected
 	// merge times and metrics windows are computed; times are in UTC.
 	Now func() time.Time
+	// WriteBudget, when set (the GitHub port's queue.WriteBudget), lets
+	// the waits say when an entry's next step, a GitHub write, waits for
+	// the installation's write budget (WithWriteBudget).
+	WriteBudget queue.WriteBudget
 }
 
 // Reads answers what is shown of the queues: getQueue, getSubmittedPullRequest,
@@ -24,9 +28,10 @@ type Options struct {
 // in this process) that returned before the call. It is safe for
 // concurrent use.
 type Reads struct {
-	store Store
-	now   func() time.Time
-	views *views // nil when the store has no QueueVersions
+	store  Store
+	now    func() time.Time
+	budget queue.WriteBudget // nil: none
+	views  *views            // nil when the store has no QueueVersions
 }
 
 // New returns the read side over store.
@@ -34,7 +39,7 @@ func New(store Store, opts Options) *Reads {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Reads{store: store, now: func() time.Time { return opts.Now().UTC() }, views: newViews(store)}
+	return &Reads{store: store, now: func() time.Time { return opts.Now().UTC() }, views: newViews(store), budget: opts.WriteBudget}
 }
 
 // GetQueue returns a queue and its admitted active entries in queue order,
@@ -91,7 +96,7 @@ func (r *Reads) GetSubmitted(ctx context.Context, key queue.QueueKey, prNumber i
 				checks[run.SHA] = queue.ChecksOfAttempt(run, checks[run.SHA])
 			}
 		}
-		sub.WaitingFor = WaitingFor(v.q, sub.Entry, v.entries, v.runs, checks, r.now())
+		sub.WaitingFor = WithWriteBudget(WaitingFor(v.q, sub.Entry, v.entries, v.runs, checks, r.now()), r.budget, v.q.Key.Repo, r.now())
 	}
 	return &sub, nil
 }
@@ -122,5 +127,5 @@ func (r *Reads) Estimates(ctx context.Context, q *queue.Queue) (map[string]Estim
 // Waiting says what each active entry of q waits for now (WaitingFor), by
 // entry ID.
 func (r *Reads) Waiting(ctx context.Context, q *queue.Queue) (map[string]*queue.Waiting, error) {
-	return LoadWaiting(ctx, r.store, q, r.now())
+	return LoadWaiting(ctx, r.store, q, r.now(), r.budget)
 }

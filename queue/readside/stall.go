@@ -49,7 +49,7 @@ func (r *Reads) Stalled(ctx context.Context, q *queue.Queue) (*Stall, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to list runs of %s: %w", q.Key, err)
 	}
-	waits, err := waitingOf(ctx, r.store, q, entries, runs, now)
+	waits, err := waitingOf(ctx, r.store, q, entries, runs, now, r.budget)
 	if err != nil {
 		return nil, err
 	}

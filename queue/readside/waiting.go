@@ -54,6 +54,13 @@ func WaitingFor(q *queue.Queue, e *queue.Entry, entries []*queue.Entry, runs []*
 			return &queue.Waiting{Reason: queue.WaitConflict, PRs: []int{b.PRNumber}, Since: e.StateChangedAt,
 				Detail: fmt.Sprintf("#%d ahead, which it conflicts with, to leave the queue", b.PRNumber)}
 		}
+		for _, r := range runs {
+			// Its run is recorded and its branch being built (the entry
+			// joins the run once it is published).
+			if r.Status == queue.RunBuilding && !r.Isolation && slices.Contains(r.EntryIDs, e.ID) {
+				return &queue.Waiting{Reason: queue.WaitBuild, Detail: "its test branch to be built", Since: r.CreatedAt}
+			}
+		}
 		var testing []int
 		n := 0
 		for _, r := range runs {
@@ -124,6 +131,34 @@ func WaitingFor(q *queue.Queue, e *queue.Entry, entries []*queue.Entry, runs []*
 	return nil
 }
 
+// WithWriteBudget is w, unless w's next step is a GitHub write (its run to
+// start, its test branch to be built, its merge) that repo's write budget
+// (nil: none) holds back now: then the entry waits for the budget, "the
+// GitHub write budget of this installation: next write in ~40 s (for its
+// merge)", since when it waited for that step.
+func WithWriteBudget(w *queue.Waiting, budget queue.WriteBudget, repo queue.Repo, now time.Time) *queue.Waiting {
+	if w == nil || budget == nil || (w.Reason != queue.WaitRunStart && w.Reason != queue.WaitBuild && w.Reason != queue.WaitMerge) {
+		return w
+	}
+	at, held := budget.NextWriteAt(repo)
+	if !held || !at.After(now) {
+		return w
+	}
+	return &queue.Waiting{Reason: queue.WaitWriteBudget, Since: w.Since,
+		Detail: fmt.Sprintf("the GitHub write budget of this installation: next write in ~%s (for %s)", approx(at.Sub(now)), w.Detail)}
+}
+
+// approx says a short wait for people: "40 s", "3 min", "2 h".
+func approx(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", max(int((d+time.Second-1)/time.Second), 1))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int((d+time.Minute-1)/time.Minute))
+	}
+	return fmt.Sprintf("%d h", int((d+time.Hour-1)/time.Hour))
+}
+
 // moment formats a time for people, to the minute: "10:05 UTC", with the
 // day when it is not now's.
 func moment(t, now time.Time) string {
@@ -142,9 +177,9 @@ type WaitingStore interface {
 }
 
 // LoadWaiting reads q's active entries, open runs and their checks from
-// store and says what each active entry waits for at now (WaitingFor), by
-// entry ID.
-func LoadWaiting(ctx context.Context, store WaitingStore, q *queue.Queue, now time.Time) (map[string]*queue.Waiting, error) {
+// store and says what each active entry waits for at now (WaitingFor, then
+// WithWriteBudget with budget, which may be nil), by entry ID.
+func LoadWaiting(ctx context.Context, store WaitingStore, q *queue.Queue, now time.Time, budget queue.WriteBudget) (map[string]*queue.Waiting, error) {
 	entries, err := store.ListActiveEntries(ctx, q.ID)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list entries of %s: %w", q.Key, err)
@@ -153,11 +188,11 @@ func LoadWaiting(ctx context.Context, store WaitingStore, q *queue.Queue, now ti
 	if err != nil {
 		return nil, fmt.Errorf("failed to list runs of %s: %w", q.Key, err)
 	}
-	return waitingOf(ctx, store, q, entries, runs, now)
+	return waitingOf(ctx, store, q, entries, runs, now, budget)
 }
 
 func waitingOf(ctx context.Context, store WaitingStore, q *queue.Queue, entries []*queue.Entry, runs []*queue.TestRun,
-	now time.Time) (map[string]*queue.Waiting, error) {
+	now time.Time, budget queue.WriteBudget) (map[string]*queue.Waiting, error) {
 	checks := map[string][]queue.CheckResult{}
 	for _, r := range runs {
 		if r.Status != queue.RunInProgress || r.SHA == "" {
@@ -174,7 +209,7 @@ func waitingOf(ctx context.Context, store WaitingStore, q *queue.Queue, entries 
 	}
 	out := make(map[string]*queue.Waiting, len(entries))
 	for _, e := range entries {
-		if w := WaitingFor(q, e, entries, runs, checks, now); w != nil {
+		if w := WithWriteBudget(WaitingFor(q, e, entries, runs, checks, now), budget, q.Key.Repo, now); w != nil {
 			out[e.ID] = w
 		}
 	}

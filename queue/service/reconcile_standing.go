@@ -25,7 +25,8 @@ func (r *Reconciler) view(ctx context.Context, q *queue.Queue, e *queue.Entry) (
 	waits, ok := r.waits[q.ID]
 	if !ok {
 		var err error
-		if waits, err = readside.LoadWaiting(ctx, r.store, q, r.now()); err != nil {
+		budget, _ := r.gh.(queue.WriteBudget)
+		if waits, err = readside.LoadWaiting(ctx, r.store, q, r.now(), budget); err != nil {
 			return entryView{}, err
 		}
 		r.waits[q.ID] = waits

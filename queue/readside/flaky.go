@@ -57,6 +57,10 @@ func LoadFlakyChecks(ctx context.Context, store EventLister, q *queue.Queue, now
 	return flakyChecks(events), nil
 }
 
+// FlakyChecksOf is FlakyChecks over events, the queue's event log of the
+// FlakyWindow (oldest first), as LoadFlakyChecks reads it.
+func FlakyChecksOf(events []queue.Event) []FlakyCheck { return flakyChecks(events) }
+
 // FlakyNote says how often check's failures were flakes this week, for a
 // failure comment, after the check's name: "has passed on retry or been
 // vouched for in 18 % of its failures this week: 2 of 11"; "" when it

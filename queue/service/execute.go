@@ -22,6 +22,10 @@ func (s *Service) transition(ctx context.Context, fx *effects, q *queue.Queue, t
 	}
 	from, oldDetail := e.State, e.StateReasonDetail
 	shown := from != t.To || (oldDetail != t.Detail && !t.Quiet)
+	week, err := s.flakyHistory(ctx, q, from, t.To, t.Reason)
+	if err != nil {
+		return fmt.Errorf("failed to move #%d to %s: %w", e.PRNumber, t.To, err)
+	}
 	var orphan string
 	err = s.store.WithTx(ctx, func(tx queue.Store) error {
 		now := s.now()
@@ -104,7 +108,7 @@ func (s *Service) transition(ctx context.Context, fx *effects, q *queue.Queue, t
 		if !shown {
 			return nil
 		}
-		return showChange(ctx, tx, q, e, from, ev)
+		return showChange(ctx, tx, q, e, from, ev, week)
 	})
 	if err != nil {
 		return fmt.Errorf("failed to move #%d to %s: %w", e.PRNumber, t.To, err)

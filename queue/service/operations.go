@@ -154,7 +154,7 @@ func (s *Service) submit(ctx context.Context, q *queue.Queue, pr *queue.PullRequ
 		if err := tx.AddEvent(ctx, ev); err != nil {
 			return err
 		}
-		return showChange(ctx, tx, q, e, from, ev)
+		return showChange(ctx, tx, q, e, from, ev, nil)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("failed to save entry for #%d: %w", req.PRNumber, err)

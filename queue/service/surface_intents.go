@@ -15,8 +15,12 @@ import (
 // writes of SPEC §6: a fresh comment mentioning the submitter when it
 // failed or was cancelled (an edit sends no notification), and the removal
 // of the enqueue label when a label submitted it. ev is the event logged
-// for the change (nil if none was).
-func showChange(ctx context.Context, tx queue.Store, q *queue.Queue, e *queue.Entry, from queue.EntryState, ev *queue.Event) error {
+// for the change (nil if none was). week is the queue's event log of the
+// readside.FlakyWindow before ev, read before the transaction
+// (flakyHistory), from which a failure comment says how flaky its check
+// is: the transaction never scans the week itself.
+func showChange(ctx context.Context, tx queue.Store, q *queue.Queue, e *queue.Entry, from queue.EntryState, ev *queue.Event,
+	week []queue.Event) error {
 	if err := tx.TouchSurface(ctx, q.ID, e.ID); err != nil {
 		return fmt.Errorf("failed to mark the surfaces of #%d due: %w", e.PRNumber, err)
 	}
@@ -28,10 +32,7 @@ func showChange(ctx context.Context, tx queue.Store, q *queue.Queue, e *queue.En
 		n := base
 		body := failureComment(q, e)
 		if name, ok := queue.FailedCheckName(e.StateReasonDetail); ok && e.StateReason == queue.ReasonTestsFailed {
-			checks, err := readside.LoadFlakyChecks(ctx, tx, q, ev.At)
-			if err != nil {
-				return err
-			}
+			checks := readside.FlakyChecksOf(append(week[:len(week):len(week)], *ev))
 			if note := readside.FlakyNote(checks, name); note != "" {
 				body += "\n\n" + textsafe.MarkdownCode(name) + " " + textsafe.Markdown(note) + "."
 			}
@@ -49,6 +50,22 @@ func showChange(ctx context.Context, tx queue.Store, q *queue.Queue, e *queue.En
 		}
 	}
 	return nil
+}
+
+// flakyHistory is what showChange needs to name a failed check's flake
+// rate in the failure comment of a change to state to for reason: the
+// queue's event log of the readside.FlakyWindow before now, read outside
+// any transaction (the caller holds the queue's lock, so no event of the
+// queue is added meanwhile); nil when the change writes no such comment.
+func (s *Service) flakyHistory(ctx context.Context, q *queue.Queue, from, to queue.EntryState, reason queue.Reason) ([]queue.Event, error) {
+	if from == to || to != queue.StateFailed || reason != queue.ReasonTestsFailed || !q.Settings.CommentsEnabled {
+		return nil, nil
+	}
+	events, err := s.store.ListEvents(ctx, q.ID, s.now().Add(-readside.FlakyWindow))
+	if err != nil {
+		return nil, fmt.Errorf("failed to list the events of %s: %w", q.Key, err)
+	}
+	return events, nil
 }
 
 // AddNotice records a one-off write to a PR (a reply to a command, a

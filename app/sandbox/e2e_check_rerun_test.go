@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -12,6 +13,9 @@ import (
 // actionsCI is a CI of GitHub Actions whose one job, ci/test, is a check
 // run (no commit status): a failed job can be re-run in place.
 var actionsCI = fakegithub.CIOptions{Actions: true, Contexts: []string{}, CheckRuns: []string{"ci/test"}}
+
+// checkRunURL matches the page of a check run of the fake GitHub.
+var checkRunURL = regexp.MustCompile(`/runs/\d+`)
 
 // waitDetail waits for PR pr to be in state with a detail containing part.
 func (h *harness) waitDetail(pr int, state, part string) submitted {
@@ -111,5 +115,28 @@ func TestRerunRefusedFallsBackToANewTestCommit(t *testing.T) {
 		if n := h.env.Fake.Calls(rerun); n != 1 {
 			t.Errorf("after failure %d: rerun-failed-jobs called %d times, want 1 (the refusal remembered)", i+1, n)
 		}
+	}
+}
+
+// A job that fails on its re-run too fails the PR, with both attempts'
+// check runs linked, still on one test commit.
+func TestActionsJobFailingTwiceFailsWithBothAttemptsLinked(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, actionsCI)
+	h.createQueueWith(func(s *queue.Settings) { s.CheckRetries, s.CheckRetryBudgetPercent = 1, 100 })
+	h.env.Fake.SetCIHold(true)
+	p := h.openPR("broken", map[string]string{"broken.txt": "1\n"})
+	h.submit(p)
+	h.waitState(p, "testing")
+	first := h.completeRunOf(p, false)
+	h.waitDetail(p, "testing", "attempt 2 of 2")
+	second := h.completeRunOf(p, false)
+	failed := h.waitState(p, "failed")
+	urls := checkRunURL.FindAllString(failed.StateReasonDetail, -1)
+	if failed.StateReason != "tests_failed" || len(urls) != 2 || urls[0] == urls[1] || !strings.Contains(failed.StateReasonDetail, "attempt 2 of 2") {
+		t.Errorf("#%d failed with %+v; want tests_failed linking both attempts' check runs", p, failed)
+	}
+	if second.SHA != first.SHA || len(h.ciRunsOf(p)) != 1 {
+		t.Errorf("the attempts ran on %s and %s (%d CI runs); want one test commit", first.SHA, second.SHA, len(h.ciRunsOf(p)))
 	}
 }

@@ -183,8 +183,9 @@ type Settings struct {
 	// or settings change) for so many minutes (0 = off).
 	StallAlertMinutes int
 	// CheckRetries is how many times a run that failed on a required check is
-	// tried again, on a new test commit with the same tree, while its PRs keep
-	// their place (0 = never), within CheckRetryBudgetPercent.
+	// tried again (a failed check run re-run on the same test commit, a failed
+	// commit status on a new test commit with the same tree), while its PRs
+	// keep their place (0 = never), within CheckRetryBudgetPercent.
 	CheckRetries int
 	// CheckRetryBudgetPercent bounds the retries of CheckRetries to this share
 	// of the runs the queue started in the last hour, rounded up (0 =

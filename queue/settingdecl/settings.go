@@ -261,10 +261,13 @@ var All = []Setting{
 	{
 		API: "checkRetries", Field: "CheckRetries", Store: "check_retries", Kind: Int, LaterKey: true,
 		Min: 0, Max: 5, MaxConst: "MaxCheckRetries",
-		Doc: "CheckRetries is how many times a run that failed on a required check is tried again, on a new test " +
-			"commit with the same tree, while its PRs keep their place (0 = never), within CheckRetryBudgetPercent.",
+		Doc: "CheckRetries is how many times a run that failed on a required check is tried again (a failed check " +
+			"run re-run on the same test commit, a failed commit status on a new test commit with the same tree), " +
+			"while its PRs keep their place (0 = never), within CheckRetryBudgetPercent.",
 		Rule: "our extension: 0 = never. The PRs keep their place and the runs behind wait as for any undecided " +
-			"failure; each attempt shows as \"attempt 2 of 3\" in the state detail (check run, comment, API, " +
+			"failure; a failed check run (GitHub Actions job, another App's check suite) is re-run on the same test " +
+			"commit, a failed commit status gets a new test commit with the same tree (as does a check the App may " +
+			"not re-run: see docs/github-app.md); each attempt shows as \"attempt 2 of 3\" in the state detail (check run, comment, API, " +
 			"dashboard, notifications), and a PR that fails every attempt fails with all of them linked",
 		Example:  2,
 		SimFixed: "the suite's flakes are drawn per run; the service and end-to-end tests cover retries",

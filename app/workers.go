@@ -70,7 +70,9 @@ func (w *Workers) UseLeases(l leaser, holder string, ttl time.Duration, takeOver
 // timed out, or could not be reached) is retried soon, so that one 502 does
 // not cost a merge the whole reconcile interval: 100 ms doubling to at most
 // 5 s, jittered into [d/2, d) so that the workers of many queues do not
-// retry in step. Any other failure (the store) backs off 2 s doubling up to
+// retry in step; so is a sync whose save found an entry changed since it
+// was read (queue.ErrConflict: another replica saved it), which decides
+// again on fresh state. Any other failure (the store) backs off 2 s doubling up to
 // the interval. Waiting for GitHub's budget or a rate-limit pause happens
 // inside the sync and is no failure.
 const (
@@ -81,7 +83,7 @@ const (
 // retryWait is the wait after the failures-th failure in a row, err the
 // last one.
 func (w *Workers) retryWait(err error, failures int) time.Duration {
-	if errors.Is(err, queue.ErrTransient) {
+	if errors.Is(err, queue.ErrTransient) || errors.Is(err, queue.ErrConflict) {
 		d := min(transientRetryBase<<min(failures-1, 16), transientRetryMax)
 		return d/2 + time.Duration(w.jitter()*float64(d/2))
 	}

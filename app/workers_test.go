@@ -115,3 +115,17 @@ func TestWorkersRetryTransientFailuresSoon(t *testing.T) {
 		t.Fatalf("waits %v, want %v (and then only the interval)", waits, want)
 	}
 }
+
+// A sync whose save found an entry changed by another replica
+// (queue.ErrConflict) decides again soon, on fresh state, as after a
+// transient GitHub failure: not seconds later.
+func TestWorkersRetryConflictsSoon(t *testing.T) {
+	w := NewWorkers(nil, 30*time.Second, nil)
+	w.jitter = func() float64 { return 0.5 }
+	err := fmt.Errorf("failed to record merge intent: %w", queue.ErrConflict)
+	for failures, want := range map[int]time.Duration{1: 75 * time.Millisecond, 2: 150 * time.Millisecond, 10: 3750 * time.Millisecond} {
+		if got := w.retryWait(err, failures); got != want {
+			t.Errorf("wait after %d conflicts in a row: %v, want %v", failures, got, want)
+		}
+	}
+}

@@ -102,6 +102,14 @@ type Entry struct {
 	PRSHA string
 	PR    PRFacts
 
+	// Version is the entry's row version, kept by the store: 0 for an
+	// entry never saved, and set by each successful SaveEntry. A save is
+	// compare-and-set on it: saving an entry read at a version that is no
+	// longer the stored one (another replica, or another write, saved the
+	// entry since) fails with ErrConflict and changes nothing; the caller
+	// reads the entry again and redoes its change on fresh state.
+	Version int64
+
 	State             EntryState
 	StateReason       Reason
 	StateReasonDetail string

@@ -12,6 +12,11 @@ var ErrNotFound = errors.New("not found")
 // ErrExists is returned when creating something that already exists.
 var ErrExists = errors.New("already exists")
 
+// ErrConflict is returned by a compare-and-set write made from a stale
+// read (see Entry.Version): the row changed since it was read, nothing was
+// written; read it again and retry.
+var ErrConflict = errors.New("changed since it was read")
+
 // Store is the durable state of every queue. Each method is atomic; WithTx
 // runs several in one transaction. Implementations must be safe for
 // concurrent use. Timestamps are stored with at least millisecond precision
@@ -36,6 +41,10 @@ type Store interface {
 
 	// SaveEntry inserts or replaces an entry by ID. (QueueID, PRNumber) is
 	// unique: saving a second entry with another ID for them is an error.
+	// It is compare-and-set on e.Version: an entry with Version 0 is
+	// inserted only if its ID is new, any other replaces the stored entry
+	// only if that is still at e.Version; else it fails with ErrConflict
+	// and changes nothing. On success e.Version is the new version.
 	SaveEntry(ctx context.Context, e *Entry) error
 	// GetEntry returns the entry of a PR in a queue, active or not.
 	GetEntry(ctx context.Context, queueID int64, prNumber int) (*Entry, error)
@@ -84,7 +93,9 @@ type Store interface {
 	// the one that ended it.
 	LastEvent(ctx context.Context, queueID int64, entryID string) (*Event, error)
 
-	// AddMerge appends to the queue's merge log.
+	// AddMerge appends to the queue's merge log. A PR's merge is recorded
+	// once: a record for a PR (PRNumber > 0) the queue's log has already is
+	// a no-op.
 	AddMerge(ctx context.Context, m MergeRecord) error
 	// ListMerges returns the queue's merge log, oldest first, limited to the
 	// last `limit` records (0 = all).

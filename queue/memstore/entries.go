@@ -10,9 +10,12 @@ import (
 	"github.com/mergequeue/mq/queue"
 )
 
-// SaveEntry inserts or replaces an entry by ID. Saving an entry with another
-// ID for the same (QueueID, PRNumber) fails with queue.ErrExists; an entry
-// of an unknown queue or with an empty ID is refused.
+// SaveEntry inserts or replaces an entry by ID, compare-and-set on
+// e.Version (queue.ErrConflict when the stored entry is at another
+// version, or exists while e.Version is 0); on success e.Version is the
+// new version. Saving an entry with another ID for the same (QueueID,
+// PRNumber) fails with queue.ErrExists; an entry of an unknown queue or
+// with an empty ID is refused.
 func (o *ops) SaveEntry(ctx context.Context, e *queue.Entry) error {
 	if e.ID == "" {
 		return fmt.Errorf("failed to save entry for PR #%d: empty ID", e.PRNumber)
@@ -30,10 +33,15 @@ func (o *ops) SaveEntry(ctx context.Context, e *queue.Entry) error {
 		return fmt.Errorf("failed to save entry %s (queue %d, PR #%d): entry %s has that PR: %w",
 			e.ID, e.QueueID, e.PRNumber, id, queue.ErrExists)
 	}
+	if cur, ok := d.entries[e.ID]; (ok && cur.Version != e.Version) || (!ok && e.Version != 0) {
+		return fmt.Errorf("failed to save entry %s (queue %d, PR #%d) read at version %d: %w", e.ID, e.QueueID, e.PRNumber, e.Version, queue.ErrConflict)
+	}
 	c, err := storedEntry(e)
 	if err != nil {
 		return fmt.Errorf("failed to save entry %s: %w", e.ID, err)
 	}
+	c.Version++
+	e.Version = c.Version
 	old := d.removeEntry(e.ID)
 	d.insertEntry(c)
 	o.tx.add(func() {

@@ -136,7 +136,8 @@ func (o *ops) LastEvent(ctx context.Context, queueID int64, entryID string) (*qu
 	return &c, nil
 }
 
-// AddMerge appends m to its queue's merge log.
+// AddMerge appends m to its queue's merge log; a merge of a PR the log
+// has (PRNumber > 0) is not appended again.
 func (o *ops) AddMerge(ctx context.Context, m queue.MergeRecord) error {
 	unlock, err := o.begin(ctx)
 	if err != nil {
@@ -149,6 +150,9 @@ func (o *ops) AddMerge(ctx context.Context, m queue.MergeRecord) error {
 	}
 	if err := normTimes(&m.At); err != nil {
 		return fmt.Errorf("failed to record merge of PR #%d in queue %d: %w", m.PRNumber, m.QueueID, err)
+	}
+	if m.PRNumber > 0 && slices.ContainsFunc(d.merges[m.QueueID], func(r queue.MergeRecord) bool { return r.PRNumber == m.PRNumber }) {
+		return nil // recorded once
 	}
 	n := len(d.merges[m.QueueID])
 	d.merges[m.QueueID] = append(d.merges[m.QueueID], m)

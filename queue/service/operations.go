@@ -107,9 +107,22 @@ func testPRRefusal(qs queue.Settings, number int, headRef string) error {
 
 // submit puts PR req.PRNumber, as pr says GitHub reports it, into q:
 // Submit without the reads.
+// A save that finds the entry changed since it was read (another replica
+// saved it) is redone on fresh state.
 func (s *Service) submit(ctx context.Context, q *queue.Queue, pr *queue.PullRequest, req queue.SubmitRequest, prio priority) (*queue.Entry, error) {
-	value, name, usedDefault := prio.value, prio.name, prio.usedDefault
 	defer s.lock(q.ID)()
+	var e *queue.Entry
+	err := retryOnConflict(ctx, func() error {
+		var err error
+		e, err = s.submitOnce(ctx, q, pr, req, prio)
+		return err
+	})
+	return e, err
+}
+
+// submitOnce is one try of submit; the caller holds the queue lock.
+func (s *Service) submitOnce(ctx context.Context, q *queue.Queue, pr *queue.PullRequest, req queue.SubmitRequest, prio priority) (*queue.Entry, error) {
+	value, name, usedDefault := prio.value, prio.name, prio.usedDefault
 	e, err := s.store.GetEntry(ctx, q.ID, req.PRNumber)
 	switch {
 	case errors.Is(err, queue.ErrNotFound):
@@ -136,7 +149,7 @@ func (s *Service) submit(ctx context.Context, q *queue.Queue, pr *queue.PullRequ
 	}
 	from := e.State
 	*e = queue.Entry{
-		ID: e.ID, QueueID: q.ID, PRNumber: req.PRNumber, PRSHA: pr.HeadSHA, PR: pr.PRFacts,
+		ID: e.ID, Version: e.Version, QueueID: q.ID, PRNumber: req.PRNumber, PRSHA: pr.HeadSHA, PR: pr.PRFacts,
 		State: queue.StateNotReady, StateReason: queue.ReasonSubmitted, StateChangedAt: now,
 		PriorityValue: value, PriorityName: name, UsedDefaultPriorityName: usedDefault,
 		NoBatch: req.NoBatch, Direct: req.Direct, Submitter: submitter, Source: req.Source,
@@ -173,8 +186,21 @@ func (s *Service) Cancel(ctx context.Context, key queue.QueueKey, prNumber int, 
 	return s.cancel(ctx, q, prNumber, reason, detail)
 }
 
+// cancel is Cancel on a loaded queue. A save that finds the entry changed
+// since it was read (another replica saved it) is redone on fresh state.
 func (s *Service) cancel(ctx context.Context, q *queue.Queue, prNumber int, reason queue.Reason, detail string) (*queue.Entry, error) {
 	defer s.lock(q.ID)()
+	var e *queue.Entry
+	err := retryOnConflict(ctx, func() error {
+		var err error
+		e, err = s.cancelOnce(ctx, q, prNumber, reason, detail)
+		return err
+	})
+	return e, err
+}
+
+// cancelOnce is one try of cancel; the caller holds the queue lock.
+func (s *Service) cancelOnce(ctx context.Context, q *queue.Queue, prNumber int, reason queue.Reason, detail string) (*queue.Entry, error) {
 	e, err := s.store.GetEntry(ctx, q.ID, prNumber)
 	if errors.Is(err, queue.ErrNotFound) || (err == nil && !e.Active()) {
 		return nil, fmt.Errorf("#%d in %s: %w", prNumber, q.Key, queue.ErrNotActive)

@@ -422,7 +422,14 @@ func (s *Service) applyFacts(ctx context.Context, queueID int64, entryID string,
 // time of the queue's own read (Entry.PRCheckedAt) even when the facts are
 // not newer; the caller holds the queue lock. A zero PRFacts stores only
 // the read time (a PR GitHub no longer has: the engine's decision stands).
+// A save that finds the entry changed since it was read (another replica
+// saved it) is redone on fresh state.
 func (s *Service) storeFacts(ctx context.Context, entryID string, f queue.PRFacts, checked bool) error {
+	return retryOnConflict(ctx, func() error { return s.storeFactsOnce(ctx, entryID, f, checked) })
+}
+
+// storeFactsOnce is one try of storeFacts.
+func (s *Service) storeFactsOnce(ctx context.Context, entryID string, f queue.PRFacts, checked bool) error {
 	e, err := s.store.GetEntryByID(ctx, entryID)
 	if err != nil {
 		return fmt.Errorf("failed to load entry %s: %w", entryID, err)

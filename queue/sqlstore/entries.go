@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/mergequeue/mq/queue"
 )
@@ -75,34 +77,58 @@ const activeEntry = "state NOT IN ('merged', 'failed', 'cancelled')"
 
 var (
 	entryCols   = entryColumns(&queue.Entry{})
-	entrySelect = "SELECT " + selectList(entryCols, "") + " FROM entries"
-	entryUpsert = insertSQL("entries", entryCols, "id")
+	entrySelect = "SELECT " + selectList(entryCols, "") + ", version FROM entries"
+	// entryInsert inserts a new entry at version 1, nothing when its ID
+	// exists; entryUpdate replaces an entry at the version its last
+	// argument names, moving it to the next (see SaveEntry).
+	entryInsert = insertSQL("entries", append(slices.Clone(entryCols), column{name: "version"}), "") + " ON CONFLICT (id) DO NOTHING"
+	entryUpdate = strings.Replace(updateSQL("entries", entryCols, "id"), " WHERE ", ", version = version + 1 WHERE ", 1) + " AND version = ?"
 	entryByPR   = entrySelect + " WHERE queue_id = ? AND pr_number = ?"
 	entryByID   = entrySelect + " WHERE id = ?"
 	entryActive = entrySelect + " WHERE queue_id = ? AND " + activeEntry +
 		" ORDER BY priority_value, seq, submitted_at NULLS FIRST, pr_number"
-	entryFind = "SELECT " + selectList(entryCols, "e") + ` FROM entries e JOIN queues q ON q.id = e.queue_id
+	entryFind = "SELECT " + selectList(entryCols, "e") + `, e.version FROM entries e JOIN queues q ON q.id = e.queue_id
 		WHERE q.host = ? COLLATE NOCASE AND q.owner = ? COLLATE NOCASE AND q.name = ? COLLATE NOCASE AND e.pr_number = ? AND e.` + activeEntry + `
 		ORDER BY q.id`
 )
 
 func scanEntry(sc interface{ Scan(...any) error }) (*queue.Entry, error) {
 	var e queue.Entry
-	if err := sc.Scan(columnDests(entryColumns(&e))...); err != nil {
+	if err := sc.Scan(append(columnDests(entryColumns(&e)), &e.Version)...); err != nil {
 		return nil, err
 	}
 	return &e, nil
 }
 
-// SaveEntry inserts or replaces an entry by ID. Saving an entry with
-// another ID for the same (QueueID, PRNumber) fails with queue.ErrExists.
+// SaveEntry inserts or replaces an entry by ID, compare-and-set on
+// e.Version: Version 0 inserts a new entry, any other replaces the stored
+// entry only while it is at that version (one statement either way, so
+// that two replicas cannot both win); queue.ErrConflict, nothing written,
+// otherwise. On success e.Version is the new version. Saving an entry
+// with another ID for the same (QueueID, PRNumber) fails with
+// queue.ErrExists.
 func (o *ops) SaveEntry(ctx context.Context, e *queue.Entry) error {
 	if e.ID == "" {
 		return fmt.Errorf("failed to save entry for PR #%d: empty ID", e.PRNumber)
 	}
-	if _, err := o.wr.ExecContext(ctx, entryUpsert, columnArgs(entryColumns(e))...); err != nil {
+	var res sql.Result
+	var err error
+	if e.Version == 0 {
+		res, err = o.wr.ExecContext(ctx, entryInsert, append(columnArgs(entryColumns(e)), int64(1))...)
+	} else {
+		res, err = o.wr.ExecContext(ctx, entryUpdate, append(updateArgs(entryColumns(e), "id"), e.Version)...)
+	}
+	if err != nil {
 		return fmt.Errorf("failed to save entry %s (queue %d, PR #%d): %w", e.ID, e.QueueID, e.PRNumber, o.existsErr(err))
 	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("failed to save entry %s: failed to read rows affected: %w", e.ID, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("failed to save entry %s (queue %d, PR #%d) read at version %d: %w", e.ID, e.QueueID, e.PRNumber, e.Version, queue.ErrConflict)
+	}
+	e.Version++
 	o.changed(e.QueueID)
 	return nil
 }

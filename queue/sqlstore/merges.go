@@ -22,8 +22,10 @@ func mergeColumns(m *queue.MergeRecord) []column {
 }
 
 var (
-	mergeCols   = mergeColumns(&queue.MergeRecord{})
-	mergeInsert = insertSQL("merges", mergeCols, "")
+	mergeCols = mergeColumns(&queue.MergeRecord{})
+	// mergeInsert adds nothing for a PR the queue's log has (the unique
+	// index merges_once, migration 0019).
+	mergeInsert = insertSQL("merges", mergeCols, "") + " ON CONFLICT DO NOTHING"
 	// mergeTail selects the last ? records of a queue, then orders them
 	// oldest (first appended) first.
 	mergeTail = "SELECT " + selectList(mergeCols, "") + " FROM (SELECT * FROM merges WHERE queue_id = ? ORDER BY id DESC LIMIT ?) AS tail ORDER BY id"
@@ -34,7 +36,8 @@ var (
 		"(SELECT MIN(id) FROM merges WHERE queue_id = ? AND before_sha IN (%s)) ORDER BY id"
 )
 
-// AddMerge appends m to its queue's merge log.
+// AddMerge appends m to its queue's merge log; a merge of a PR the log
+// has (PRNumber > 0) is not appended again.
 func (o *ops) AddMerge(ctx context.Context, m queue.MergeRecord) error {
 	if _, err := o.wr.ExecContext(ctx, mergeInsert, columnArgs(mergeColumns(&m))...); err != nil {
 		return fmt.Errorf("failed to record merge of PR #%d in queue %d: %w", m.PRNumber, m.QueueID, err)

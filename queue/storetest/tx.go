@@ -26,7 +26,7 @@ var rollbackCases = []struct {
 	}, errBoom},
 	{"error from a nested WithTx", func(q *queue.Queue) func(queue.Store) error {
 		return func(tx queue.Store) error {
-			if err := tx.SaveEntry(ctx, pendingEntry("e", q.ID, 1)); err != nil {
+			if err := tx.SaveEntry(ctx, pendingEntry("outer", q.ID, 9)); err != nil {
 				return err
 			}
 			return tx.WithTx(ctx, func(inner queue.Store) error {
@@ -79,8 +79,10 @@ func writeEverything(tx queue.Store, q *queue.Queue) error {
 // and that the store accepts writes again.
 func assertNothingWritten(t *testing.T, s queue.Store, q *queue.Queue) {
 	t.Helper()
-	if _, err := s.GetEntryByID(ctx, "e"); !errors.Is(err, queue.ErrNotFound) {
-		t.Errorf("entry kept after rollback: %v", err)
+	for _, id := range []string{"e", "outer"} {
+		if _, err := s.GetEntryByID(ctx, id); !errors.Is(err, queue.ErrNotFound) {
+			t.Errorf("entry %s kept after rollback: %v", id, err)
+		}
 	}
 	if m, err := s.ListMerges(ctx, q.ID, 0); err != nil || len(m) != 0 {
 		t.Errorf("merge kept after rollback: %v, %v", m, err)

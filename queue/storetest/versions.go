@@ -23,17 +23,17 @@ var versionTests = []testCase{
 		}
 		q1 := mustQueue(t, s, "main")
 		q2 := mustQueue(t, s, "dev")
+		e1 := pendingEntry("e1", q1.ID, 1)
 		writes := []struct {
 			name  string
 			write func() error
 			other bool // also moves q2 (a write that may touch every queue)
 		}{
 			{"UpdateQueue", func() error { q1.State = queue.QueuePaused; return s.UpdateQueue(ctx, q1) }, false},
-			{"SaveEntry", func() error { return s.SaveEntry(ctx, pendingEntry("e1", q1.ID, 1)) }, false},
+			{"SaveEntry", func() error { return s.SaveEntry(ctx, e1) }, false},
 			{"SaveEntry again", func() error {
-				e := pendingEntry("e1", q1.ID, 1)
-				e.State = queue.StateTesting
-				return s.SaveEntry(ctx, e)
+				e1.State = queue.StateTesting
+				return s.SaveEntry(ctx, e1)
 			}, false},
 			{"SaveRun", func() error { return s.SaveRun(ctx, fullRun("r1", q1.ID)) }, false},
 			{"SetTargets", func() error {

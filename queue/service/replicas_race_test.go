@@ -1,0 +1,154 @@
+package service_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/memstore"
+	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/sim"
+)
+
+// pausedSaves is a replica's view of the shared store whose next
+// SaveEntry of an entry waits: it tells when that save began (read, on
+// GetEntryByID of the entry just before), then waits for release.
+type pausedSaves struct {
+	queue.Store
+	entryID string
+	read    chan struct{} // closed once the entry was read
+	release chan struct{} // the save goes on once closed
+	once    sync.Once
+}
+
+func (p *pausedSaves) GetEntryByID(ctx context.Context, id string) (*queue.Entry, error) {
+	e, err := p.Store.GetEntryByID(ctx, id)
+	if id == p.entryID {
+		p.once.Do(func() { close(p.read) })
+	}
+	return e, err
+}
+
+func (p *pausedSaves) SaveEntry(ctx context.Context, e *queue.Entry) error {
+	if e.ID == p.entryID {
+		<-p.release
+	}
+	return p.Store.SaveEntry(ctx, e)
+}
+
+// webhookDuringMerge is the holder's GitHub: right after it merges a PR,
+// the PR's webhook reaches another replica (onMerged), which reads the
+// entry while the holder has not yet recorded the merge.
+type webhookDuringMerge struct {
+	*sim.World
+	onMerged func(number int)
+}
+
+func (g *webhookDuringMerge) MergePullRequest(ctx context.Context, repo queue.Repo, number int, req queue.MergeRequest) (string, error) {
+	sha, err := g.World.MergePullRequest(ctx, repo, number, req)
+	if err == nil && g.onMerged != nil {
+		g.onMerged(number)
+		g.onMerged = nil
+	}
+	return sha, err
+}
+
+// Two replicas share one store: the queue's holder merges a PR, and the
+// PR's "closed, merged" webhook reaches the other replica, which reads the
+// entry before the holder records the merge and saves it after. The stale
+// save changes nothing (the entry stays merged), and the merge is
+// recorded once in the merge log (it was recorded twice: the stale row,
+// its merge intent still set, made the holder read the PR back and record
+// the merge again).
+func TestAStaleWebhookSaveOnAnotherReplicaDoesNotUndoAMerge(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	var clockMu sync.Mutex
+	clock := func() time.Time { clockMu.Lock(); defer clockMu.Unlock(); return now }
+	store := memstore.New()
+	repo := queue.Repo{Host: "github.com", Owner: "acme", Name: "widgets"}
+	world := sim.NewWorld(sim.WorldConfig{Repo: repo, Branch: "main", Checks: []string{sim.CICheck}, Now: clock})
+	gh := &webhookDuringMerge{World: world}
+	holder := service.NewService(store, gh, service.Options{Now: clock, ReconcileEvery: time.Minute})
+	s := queue.DefaultSettings()
+	s.Concurrency = 1
+	s.RequiredStatuses = []string{sim.CICheck}
+	s.CommentsEnabled, s.StatusCheckEnabled = false, false
+	q, err := holder.CreateQueue(ctx, queue.QueueKey{Repo: repo, Branch: "main"}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := world.OpenPR(sim.PRSpec{Title: "change"})
+	e, err := holder.Submit(ctx, queue.SubmitRequest{Key: q.Key, PRNumber: pr, Submitter: "dev", Source: "api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := &pausedSaves{Store: store, entryID: e.ID, read: make(chan struct{}), release: make(chan struct{})}
+	replica := service.NewService(other, world, service.Options{Now: clock, ReconcileEvery: time.Minute})
+	webhook := make(chan error, 1)
+	gh.onMerged = func(n int) {
+		go func() { webhook <- replica.OnPullRequest(ctx, repo, world.PR(n)) }()
+		select {
+		case <-other.read:
+		case err := <-webhook:
+			t.Errorf("the webhook on the other replica ended before it read the entry: %v", err)
+		case <-time.After(10 * time.Second):
+			t.Error("the webhook on the other replica did not read the entry")
+		}
+	}
+	sync := func() {
+		t.Helper()
+		if _, err := holder.Sync(ctx, q.ID); err != nil {
+			t.Fatalf("sync: %v", err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(world.Merged()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the PR did not merge")
+		}
+		sync()
+		for _, job := range world.PendingCI() {
+			for _, c := range world.ReportCI(job.SHA, true) {
+				if err := holder.OnCheck(ctx, repo, c); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		clockMu.Lock()
+		now = now.Add(time.Second)
+		clockMu.Unlock()
+	}
+	close(other.release)
+	select {
+	case err := <-webhook:
+		if err != nil {
+			t.Errorf("the webhook on the other replica: %v (it should redo its change on the merged entry: nothing to do)", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the webhook on the other replica did not end")
+	}
+	for range 3 {
+		sync()
+	}
+	merges, err := store.ListMerges(ctx, q.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prs []int
+	for _, m := range merges {
+		prs = append(prs, m.PRNumber)
+	}
+	if len(prs) != 1 || prs[0] != pr {
+		t.Errorf("merge log: PRs %v, want [%d] (merged once on GitHub: %v)", prs, pr, world.Merged())
+	}
+	got, err := store.GetEntryByID(ctx, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != queue.StateMerged || got.MergeIntent {
+		t.Errorf("entry after the stale save: state %s, merge intent %v; want merged, no intent", got.State, got.MergeIntent)
+	}
+}

@@ -49,7 +49,12 @@ func (s *Service) merge(ctx context.Context, fx *effects, snap *engine.Snapshot,
 	}
 	var o mergeOutcome
 	fx.later(func(ctx context.Context) { o = s.tryMerge(ctx, q, e, r, m.Before) })
-	fx.then(func(ctx context.Context) error { return s.settleMerge(ctx, fx, q.ID, e.ID, r, m.Before, o, head) })
+	// The outcome is GitHub's: a record that finds the entry saved since
+	// settleMerge read it (another replica stored the PR's webhook) is
+	// redone on fresh state at once.
+	fx.then(func(ctx context.Context) error {
+		return retryOnConflict(ctx, func() error { return s.settleMerge(ctx, fx, q.ID, e.ID, r, m.Before, o, head) })
+	})
 	return nil
 }
 

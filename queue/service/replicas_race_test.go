@@ -152,3 +152,89 @@ func TestAStaleWebhookSaveOnAnotherReplicaDoesNotUndoAMerge(t *testing.T) {
 		t.Errorf("entry after the stale save: state %s, merge intent %v; want merged, no intent", got.State, got.MergeIntent)
 	}
 }
+
+// savedAfterRead is the holder's view of the shared store: once armed, its
+// first read of the entry is followed at once by another replica's save of
+// it (before the holder saves what it read).
+type savedAfterRead struct {
+	queue.Store
+	entryID string
+	armed   bool
+	other   func()
+}
+
+func (s *savedAfterRead) GetEntryByID(ctx context.Context, id string) (*queue.Entry, error) {
+	e, err := s.Store.GetEntryByID(ctx, id)
+	if id == s.entryID && s.armed {
+		s.armed = false
+		s.other()
+	}
+	return e, err
+}
+
+// The holder merges a PR and reads its entry to record the merge; the PR's
+// webhook, on another replica, saves the entry's new facts before the
+// holder saves: the holder's record finds the entry changed and is redone
+// on fresh state in the same sync (the merge recorded once, the entry
+// merged), not left to a later sync that reads the PR back.
+func TestAMergeRecordedAfterAWebhookSaveOnAnotherReplica(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	mem := memstore.New()
+	repo := queue.Repo{Host: "github.com", Owner: "acme", Name: "widgets"}
+	world := sim.NewWorld(sim.WorldConfig{Repo: repo, Branch: "main", Checks: []string{sim.CICheck}, Now: clock})
+	replica := service.NewService(mem, world, service.Options{Now: clock, ReconcileEvery: time.Minute})
+	view := &savedAfterRead{Store: mem}
+	gh := &webhookDuringMerge{World: world}
+	holder := service.NewService(view, gh, service.Options{Now: clock, ReconcileEvery: time.Minute})
+	s := queue.DefaultSettings()
+	s.Concurrency = 1
+	s.RequiredStatuses = []string{sim.CICheck}
+	s.CommentsEnabled, s.StatusCheckEnabled = false, false
+	q, err := holder.CreateQueue(ctx, queue.QueueKey{Repo: repo, Branch: "main"}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := world.OpenPR(sim.PRSpec{Title: "change"})
+	e, err := holder.Submit(ctx, queue.SubmitRequest{Key: q.Key, PRNumber: pr, Submitter: "dev", Source: "api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view.entryID = e.ID
+	view.other = func() {
+		if err := replica.OnPullRequest(ctx, repo, world.PR(pr)); err != nil {
+			t.Errorf("the webhook on the other replica: %v", err)
+		}
+	}
+	gh.onMerged = func(int) { view.armed = true }
+	for range 20 {
+		if _, err := holder.Sync(ctx, q.ID); err != nil {
+			t.Fatalf("sync: %v", err)
+		}
+		if len(world.Merged()) > 0 {
+			break
+		}
+		for _, job := range world.PendingCI() {
+			for _, c := range world.ReportCI(job.SHA, true) {
+				if err := holder.OnCheck(ctx, repo, c); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		now = now.Add(time.Second)
+	}
+	if len(world.Merged()) == 0 {
+		t.Fatal("the PR did not merge")
+	}
+	got, err := mem.GetEntryByID(ctx, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != queue.StateMerged || got.MergeIntent {
+		t.Errorf("after the sync that merged: state %s, merge intent %v; want merged", got.State, got.MergeIntent)
+	}
+	if merges, err := mem.ListMerges(ctx, q.ID, 0); err != nil || len(merges) != 1 {
+		t.Errorf("merge log %v, %v; want the one merge", merges, err)
+	}
+}

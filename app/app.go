@@ -249,14 +249,24 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-// Close waits for the workers (after the Start context ended) and closes
-// the store.
+// inboxDrain bounds Close's last pass over the inbox.
+const inboxDrain = 10 * time.Second
+
+// Close waits for the workers (after the Start context ended), processes
+// the webhooks stored since the inbox stopped (acknowledged while Serve
+// shut down: with replicas, no other process may be left to take them),
+// and closes the store.
 func (a *App) Close() error {
 	a.workers.Wait()
 	a.notifier.Wait()
 	a.bg.Wait()
 	if a.inboxDone != nil {
 		<-a.inboxDone
+		ctx, cancel := context.WithTimeout(a.log.WithContext(context.Background()), inboxDrain)
+		if _, err := a.processor.ProcessPending(ctx); err != nil {
+			a.log.Warn().Err(err).Msg("failed to process the webhooks stored while stopping; the next start does")
+		}
+		cancel()
 	}
 	return a.store.Close()
 }

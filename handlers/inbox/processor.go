@@ -136,6 +136,10 @@ func (p *Processor) nextWait() time.Duration {
 	return wait
 }
 
+// releaseOnStop bounds the release of a delivery's claim by a processor
+// stopping while it handled it.
+const releaseOnStop = 5 * time.Second
+
 // ClaimHold is how long a claim of a delivery lasts unless renewed: while
 // its handler runs, the claim is renewed every ClaimHold/3, so a delivery
 // whose process died is claimed by another within ClaimHold.
@@ -192,7 +196,15 @@ func (p *Processor) process(ctx context.Context, d Delivery) error {
 		return p.finish(ctx, d.ID, true, "", time.Time{})
 	}
 	if ctx.Err() != nil {
-		// Shutting down: the attempt does not count; it runs again later.
+		// Shutting down: the attempt does not count, and the claim ends
+		// now, so that another process sharing the inbox (or this one's
+		// last pass before it exits) runs it again at once, not ClaimHold
+		// later, when every replica may have stopped.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseOnStop)
+		defer cancel()
+		if err := p.inbox.RenewClaim(rctx, d.ID, p.now()); err != nil {
+			log.Warn().Err(err).Msg("failed to end the claim of a webhook delivery while stopping; it is taken again when the claim lapses")
+		}
 		return ctx.Err()
 	}
 	attempt := d.Attempts + 1

@@ -139,3 +139,48 @@ func TestProcessorRenewsTheClaimWhileTheHandlerRuns(t *testing.T) {
 		t.Fatalf("handled %v; want the delivery once", got)
 	}
 }
+
+// stoppingHandler handles push deliveries until its context ends: it
+// signals started, then returns the context's error.
+type stoppingHandler struct{ started chan struct{} }
+
+func (h *stoppingHandler) Handles() []string { return []string{"push"} }
+
+func (h *stoppingHandler) Handle(ctx context.Context, _, _ string, _ []byte) error {
+	close(h.started)
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// A process stopping while it handles a delivery ends its claim: the
+// delivery, not done and its attempt not counted, is taken at once by
+// another process sharing the inbox (or by the stopping one's last pass
+// before it exits), not ClaimHold later, when every replica may be gone.
+func TestProcessorStoppingMidDeliveryReleasesItsClaim(t *testing.T) {
+	t.Parallel()
+	inbox := newFakeInbox()
+	put(t, inbox, "d0", "push")
+	stopping := NewProcessor(inbox, []githubapp.EventHandler{&stoppingHandler{started: make(chan struct{})}}, zerolog.Nop())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := stopping.ProcessPending(ctx)
+		done <- err
+	}()
+	<-stopping.handlers["push"].(*stoppingHandler).started
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("ProcessPending of the stopping process: %v, want context.Canceled", err)
+	}
+	other := &recordingHandler{events: []string{"push"}}
+	n, err := NewProcessor(inbox, []githubapp.EventHandler{other}, zerolog.Nop()).ProcessPending(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 || strings.Join(other.ids(), ",") != "d0" {
+		t.Fatalf("the other process handled %v (%d attempts); want d0 at once", other.ids(), n)
+	}
+	if d, _ := inbox.get("d0"); !d.Done || d.Attempts != 1 {
+		t.Errorf("d0 = %+v; want done after one counted attempt", d)
+	}
+}

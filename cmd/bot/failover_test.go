@@ -13,9 +13,12 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +49,26 @@ type replica struct {
 	done chan struct{}
 	err  error
 	dead atomic.Bool
+	// frozen is set while the process is stopped (SIGSTOP): the load
+	// balancer leaves it out, as its health check would.
+	frozen atomic.Bool
+	// github is the address of its own proxy to the fake GitHub, which
+	// logs its requests (replicaSet.githubLog); dbApp is the
+	// application_name of its database sessions.
+	github string
+	dbApp  string
+}
+
+// githubRequest is one request a replica sent to GitHub, as its proxy
+// received it.
+type githubRequest struct {
+	Replica int
+	Method  string
+	Path    string
+	At      time.Time
+	// Decision marks a write only a queue's decision-maker makes
+	// (isDecisionWrite).
+	Decision bool
 }
 
 // replicaSet is a crash harness whose bot is several replicas.
@@ -56,6 +79,9 @@ type replicaSet struct {
 	replicas []*replica
 	lb       *http.Server
 	next     atomic.Uint64
+
+	ghMu      sync.Mutex
+	githubLog []githubRequest
 }
 
 // newReplicaSet starts a fake GitHub, a load balancer and n replicas on a
@@ -63,7 +89,12 @@ type replicaSet struct {
 // API token, and waits until every replica is ready.
 func newReplicaSet(t *testing.T, n int) *replicaSet {
 	t.Helper()
-	dbURL := pgtest.URL(t)
+	return newReplicaSetOn(t, n, pgtest.URL(t))
+}
+
+// newReplicaSetOn is newReplicaSet on the database at dbURL.
+func newReplicaSetOn(t *testing.T, n int, dbURL string) *replicaSet {
+	t.Helper()
 	binary := botBinary(t)
 	dir := t.TempDir()
 	secret := make([]byte, 16)
@@ -115,13 +146,14 @@ func newReplicaSet(t *testing.T, n int) *replicaSet {
 			t.Fatal(err)
 		}
 		cfgPath := filepath.Join(dir, fmt.Sprintf("config-%d.yml", i+1))
-		if err := s.writeReplicaConfig(cfgPath, addr, hex.EncodeToString(secret)); err != nil {
-			t.Fatal(err)
-		}
 		if i == 0 {
 			h.cfgPath = cfgPath
 		}
-		r := &replica{n: i + 1, addr: addr}
+		r := &replica{n: i + 1, addr: addr, dbApp: fmt.Sprintf("mq-replica-%d", i+1)}
+		r.github = s.githubProxy(r.n)
+		if err := s.writeReplicaConfig(cfgPath, r, hex.EncodeToString(secret)); err != nil {
+			t.Fatal(err)
+		}
 		if err := s.spawn(r, cfgPath); err != nil {
 			t.Fatal(err)
 		}
@@ -138,9 +170,42 @@ func newReplicaSet(t *testing.T, n int) *replicaSet {
 	return s
 }
 
-// writeReplicaConfig writes one replica's configuration: its own address,
-// the load balancer as its public URL, the shared schema.
-func (s *replicaSet) writeReplicaConfig(path, addr, secret string) error {
+// githubProxy starts replica n's proxy to the fake GitHub, which logs
+// each request it forwards, and returns its address.
+func (s *replicaSet) githubProxy(n int) string {
+	s.t.Helper()
+	target, err := url.Parse(s.fake.URL())
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		at, decision := time.Now(), isDecisionWrite(req)
+		s.ghMu.Lock()
+		s.githubLog = append(s.githubLog, githubRequest{Replica: n, Method: req.Method, Path: req.URL.Path, At: at, Decision: decision})
+		s.ghMu.Unlock()
+		proxy.ServeHTTP(w, req)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	s.t.Cleanup(func() { _ = srv.Close() })
+	return ln.Addr().String()
+}
+
+// githubRequests returns the GitHub requests logged so far.
+func (s *replicaSet) githubRequests() []githubRequest {
+	s.ghMu.Lock()
+	defer s.ghMu.Unlock()
+	return slices.Clone(s.githubLog)
+}
+
+// writeReplicaConfig writes replica r's configuration: its own address,
+// its GitHub proxy, the load balancer as its public URL, the shared
+// schema (its sessions named r.dbApp).
+func (s *replicaSet) writeReplicaConfig(path string, r *replica, secret string) error {
 	level := os.Getenv("MQ_TEST_LOG_LEVEL")
 	if level == "" {
 		level = "info"
@@ -151,8 +216,8 @@ func (s *replicaSet) writeReplicaConfig(path, addr, secret string) error {
   public_url: "http://%[9]s"
 github:
   web_url: %[2]q
-  v3_api_url: "%[2]s/"
-  v4_api_url: "%[2]s/graphql"
+  v3_api_url: "http://%[10]s/"
+  v4_api_url: "http://%[10]s/graphql"
   host: "github.com"
   app:
     integration_id: %[3]d
@@ -167,7 +232,7 @@ logging:
   format: "json"
 engine:
   reconcile_interval: %[7]q
-`, addr, s.fake.URL(), s.fake.AppID(), secret, keyPath, s.dbURL, crashReconcile.String(), level, s.addr)
+`, r.addr, s.fake.URL(), s.fake.AppID(), secret, keyPath, withParam(s.dbURL, "application_name", r.dbApp), crashReconcile.String(), level, s.addr, r.github)
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		return fmt.Errorf("failed to write the configuration: %w", err)
 	}
@@ -199,6 +264,18 @@ func (s *replicaSet) spawn(r *replica, cfgPath string) error {
 	return nil
 }
 
+// withParam returns the URL u with the query parameter key set to value.
+func withParam(u, key, value string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	q := p.Query()
+	q.Set(key, value)
+	p.RawQuery = q.Encode()
+	return p.String()
+}
+
 // live returns the replicas still running.
 func (s *replicaSet) live() []*replica {
 	s.mu.Lock()
@@ -221,7 +298,7 @@ func (s *replicaSet) balance(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	live := s.live()
+	live := slices.DeleteFunc(s.live(), func(r *replica) bool { return r.frozen.Load() })
 	start := int(s.next.Add(1))
 	for i := range live {
 		r := live[(start+i)%len(live)]
@@ -353,14 +430,6 @@ func (s *replicaSet) stopAll() error {
 // no sticky comment or check run is duplicated and no acknowledged
 // delivery is lost (the crash tests' invariants).
 func TestFailoverKillTheLeaseHolder(t *testing.T) {
-	// Replicas are experimental (database.replicas): after a takeover the
-	// new holder can record a merge the old one made a second time in the
-	// merge log (seen in CI: "[1 2 3 4 5 6 6]"; GitHub merged once), the
-	// race issue #18 leaves open. Until it is fixed this test runs only
-	// when asked for.
-	if os.Getenv("MQ_FAILOVER_TESTS") != "1" {
-		t.Skip("replica failover has a known race (issue #18): set MQ_FAILOVER_TESTS=1 to run it")
-	}
 	t.Parallel()
 	s := newReplicaSet(t, 3)
 	h := s.crashHarness

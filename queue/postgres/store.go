@@ -61,6 +61,14 @@ type Store struct {
 	wakes  string          // the schema's wake-up channel
 	// unknownVersion numbers the QueueVersion calls that failed.
 	unknownVersion atomic.Uint64
+	// versions serves QueueVersion from memory, kept current by the
+	// notifications on versionsChannel, which a goroutine listens to from
+	// the first QueueVersion until Close (listenCtx, listenDone).
+	versions        versionCache
+	versionsChannel string
+	listenCtx       context.Context
+	stopListening   context.CancelFunc
+	listenDone      chan struct{}
 }
 
 // Option adjusts Open.
@@ -123,7 +131,9 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 		_ = writer.Close()
 		return nil, fmt.Errorf("database %s: %w", where, err)
 	}
-	return &Store{Store: core, writer: writer, reader: reader, where: where, cfg: cfg, wakes: wakeChannel(schema)}, nil
+	lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	return &Store{Store: core, writer: writer, reader: reader, where: where, cfg: cfg, wakes: wakeChannel(schema),
+		versionsChannel: versionChannel(schema), listenCtx: lctx, stopListening: stop, listenDone: make(chan struct{})}, nil
 }
 
 // lockSchema takes, on a new writer connection, the session advisory lock
@@ -181,6 +191,9 @@ func migrate(ctx context.Context, db *sql.DB) (err error) {
 // Close closes the read pool and the writer connection (releasing the
 // schema's lock). The Store must not be used afterwards.
 func (s *Store) Close() error {
+	s.stopListening()
+	s.versions.start.Do(func() { close(s.listenDone) }) // never started
+	<-s.listenDone
 	cerr := s.Store.Close()
 	// The server ends a closed session in its own time; unlock first, so
 	// that the next process to open the schema finds it free. (A store

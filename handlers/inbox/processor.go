@@ -136,9 +136,16 @@ func (p *Processor) nextWait() time.Duration {
 	return wait
 }
 
-// releaseOnStop bounds the release of a delivery's claim by a processor
-// stopping while it handled it.
-const releaseOnStop = 5 * time.Second
+// bookkeepingTimeout bounds each of the processor's own writes to the
+// inbox (a claim, a delivery's outcome, the release of a claim).
+const bookkeepingTimeout = 5 * time.Second
+
+// bookkeeping is the context of the processor's own writes to the inbox
+// under ctx: not ended by ctx (a stopping process still records what it
+// claimed and did), bounded by bookkeepingTimeout.
+func bookkeeping(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), bookkeepingTimeout)
+}
 
 // ClaimHold is how long a claim of a delivery lasts unless renewed: while
 // its handler runs, the claim is renewed every ClaimHold/3, so a delivery
@@ -157,7 +164,12 @@ func (p *Processor) ProcessPending(ctx context.Context) (int, error) {
 	defer p.mu.Unlock()
 	n := 0
 	for ctx.Err() == nil {
-		ds, err := p.inbox.ClaimDeliveries(ctx, p.now(), p.claimHold, 1)
+		// The claim is not cut short by ctx ending: a claim the database
+		// made while its caller gave up would hold the delivery for
+		// ClaimHold with nobody to run it. Claimed, it is run or released.
+		cctx, cancel := bookkeeping(ctx)
+		ds, err := p.inbox.ClaimDeliveries(cctx, p.now(), p.claimHold, 1)
+		cancel()
 		if err != nil {
 			return n, fmt.Errorf("failed to claim pending webhook deliveries: %w", err)
 		}
@@ -200,7 +212,7 @@ func (p *Processor) process(ctx context.Context, d Delivery) error {
 		// now, so that another process sharing the inbox (or this one's
 		// last pass before it exits) runs it again at once, not ClaimHold
 		// later, when every replica may have stopped.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseOnStop)
+		rctx, cancel := bookkeeping(ctx)
 		defer cancel()
 		if err := p.inbox.RenewClaim(rctx, d.ID, p.now()); err != nil {
 			log.Warn().Err(err).Msg("failed to end the claim of a webhook delivery while stopping; it is taken again when the claim lapses")
@@ -264,6 +276,8 @@ func (p *Processor) call(ctx context.Context, h githubapp.EventHandler, d Delive
 // finish records the attempt and releases the delivery's claim; one not
 // done is claimed again from retryAt on.
 func (p *Processor) finish(ctx context.Context, id string, done bool, errText string, retryAt time.Time) error {
+	ctx, cancel := bookkeeping(ctx) // a delivery handled is recorded so even if ctx ended meanwhile
+	defer cancel()
 	if err := p.inbox.ReleaseDelivery(ctx, id, done, errText, retryAt); err != nil {
 		return fmt.Errorf("failed to record webhook delivery %s: %w", id, err)
 	}

@@ -184,3 +184,43 @@ func TestProcessorStoppingMidDeliveryReleasesItsClaim(t *testing.T) {
 		t.Errorf("d0 = %+v; want done after one counted attempt", d)
 	}
 }
+
+// cancelOnClaim is an inbox whose claims end the processor's context as
+// they are made, as a process stopping right then sees (the database
+// claimed; the caller had given up): the claim stands unless the caller
+// kept it out of its context.
+type cancelOnClaim struct {
+	*fakeInbox
+	cancel func()
+}
+
+func (c *cancelOnClaim) ClaimDeliveries(ctx context.Context, now time.Time, hold time.Duration, limit int) ([]Delivery, error) {
+	ds, err := c.fakeInbox.ClaimDeliveries(ctx, now, hold, limit)
+	c.cancel()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return ds, err
+}
+
+// A process stopping while it claims a delivery leaves it done or free for
+// another process at once, never claimed by nobody until ClaimHold passes
+// (the failover tests found a push stored, claimed and never processed).
+func TestProcessorStoppingWhileItClaimsLeavesNoOrphanClaim(t *testing.T) {
+	t.Parallel()
+	inbox := newFakeInbox()
+	put(t, inbox, "d0", "push")
+	ctx, cancel := context.WithCancel(context.Background())
+	stopping := NewProcessor(&cancelOnClaim{fakeInbox: inbox, cancel: cancel}, []githubapp.EventHandler{&recordingHandler{events: []string{"push"}}}, zerolog.Nop())
+	_, _ = stopping.ProcessPending(ctx)
+	if d, _ := inbox.get("d0"); d.Done {
+		return // handled before it stopped
+	}
+	other := &recordingHandler{events: []string{"push"}}
+	if _, err := NewProcessor(inbox, []githubapp.EventHandler{other}, zerolog.Nop()).ProcessPending(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := inbox.get("d0"); !d.Done {
+		t.Errorf("d0 = %+v after a stopping process claimed it: neither done nor taken by another process", d)
+	}
+}

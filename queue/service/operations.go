@@ -158,8 +158,14 @@ func (s *Service) submitOnce(ctx context.Context, q *queue.Queue, pr *queue.Pull
 	if ok, why := engine.Ready(q, e); !ok {
 		e.StateReasonDetail = why
 	}
+	isNew := e.Version == 0
 	err = s.store.WithTx(ctx, func(tx queue.Store) error {
 		if err := tx.SaveEntry(ctx, e); err != nil {
+			if isNew && errors.Is(err, queue.ErrExists) {
+				// Another replica submitted the PR meanwhile: decide again
+				// on its entry.
+				return fmt.Errorf("%w: %w", queue.ErrConflict, err)
+			}
 			return err
 		}
 		ev := &queue.Event{QueueID: q.ID, EntryID: e.ID, PRNumber: e.PRNumber, At: now,

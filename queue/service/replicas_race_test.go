@@ -238,3 +238,59 @@ func TestAMergeRecordedAfterAWebhookSaveOnAnotherReplica(t *testing.T) {
 		t.Errorf("merge log %v, %v; want the one merge", merges, err)
 	}
 }
+
+// firstSubmitElsewhere is a replica's view of the shared store on which
+// another replica submits the same PR between this one's read (no entry)
+// and its insert.
+type firstSubmitElsewhere struct {
+	queue.Store
+	other func()
+	once  sync.Once
+}
+
+func (f *firstSubmitElsewhere) GetEntry(ctx context.Context, queueID int64, pr int) (*queue.Entry, error) {
+	e, err := f.Store.GetEntry(ctx, queueID, pr)
+	f.once.Do(f.other)
+	return e, err
+}
+
+// Two replicas submit the same PR at once (a label and a comment, handled
+// on different replicas): both read no entry; the second insert finds the
+// first's entry and the submission is decided again on it, instead of
+// failing (the webhook was given up in the failover test).
+func TestASubmissionRacingAnotherReplicasIsDecidedOnItsEntry(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	mem := memstore.New()
+	repo := queue.Repo{Host: "github.com", Owner: "acme", Name: "widgets"}
+	world := sim.NewWorld(sim.WorldConfig{Repo: repo, Branch: "main", Checks: []string{sim.CICheck}, Now: clock})
+	first := service.NewService(mem, world, service.Options{Now: clock, ReconcileEvery: time.Minute})
+	q, err := first.CreateQueue(ctx, queue.QueueKey{Repo: repo, Branch: "main"}, queue.DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := world.OpenPR(sim.PRSpec{Title: "change"})
+	var firstEntry *queue.Entry
+	view := &firstSubmitElsewhere{Store: mem, other: func() {
+		var err error
+		if firstEntry, err = first.Submit(ctx, queue.SubmitRequest{Key: q.Key, PRNumber: pr, Submitter: "dev", Source: "label"}); err != nil {
+			t.Errorf("the first replica's submission: %v", err)
+		}
+	}}
+	second := service.NewService(view, world, service.Options{Now: clock, ReconcileEvery: time.Minute})
+	e, err := second.Submit(ctx, queue.SubmitRequest{Key: q.Key, PRNumber: pr, Submitter: "dev", Source: "comment", Priority: "high"})
+	if err != nil {
+		t.Fatalf("the second replica's submission of the same PR: %v", err)
+	}
+	if firstEntry == nil || e.ID != firstEntry.ID {
+		t.Fatalf("the second submission answered entry %s, want the first's", e.ID)
+	}
+	got, err := mem.GetEntry(ctx, q.ID, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.PriorityName != "high" {
+		t.Errorf("the second submission's priority was not applied: %q", got.PriorityName)
+	}
+}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -60,7 +61,7 @@ func (c *pgCluster) run(cmd string) (string, error) {
 	out, err := exec.Command("../../.ci/postgres", cmd, c.dir).Output()
 	if err != nil {
 		var stderr string
-		if ee, ok := err.(*exec.ExitError); ok {
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 			stderr = string(ee.Stderr)
 		}
 		return "", fmt.Errorf(".ci/postgres %s: %w: %s", cmd, err, stderr)

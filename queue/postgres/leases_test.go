@@ -171,3 +171,57 @@ func waitForLockWait(t *testing.T, url string) {
 		time.Sleep(10 * time.Millisecond) // polling interval
 	}
 }
+
+// A former holder frozen inside a fenced transaction (SIGSTOP, a
+// partition) holds the lease row's lock: the server ends its transaction
+// once idle for a few seconds, so another replica takes the expired lease
+// then, not when the frozen process resumes; the frozen write changes
+// nothing.
+func TestAFrozenHoldersTransactionDoesNotBlockTheTakeOver(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, b, q, url := replicas(t)
+	la, ok, err := a.AcquireLease(ctx, q.ID, "replica-a", epoch, 10*time.Second)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	inTx, resume := make(chan struct{}), make(chan struct{})
+	fenced := make(chan error, 1)
+	go func() {
+		fenced <- a.Fenced(ctx, la, func(tx queue.Store) error {
+			close(inTx)
+			<-resume // frozen
+			return tx.AddEvent(ctx, &queue.Event{QueueID: q.ID, EntryID: "e", PRNumber: 1, At: epoch, To: queue.StateTesting})
+		})
+	}()
+	defer close(resume)
+	<-inTx
+	type acquired struct {
+		l   postgres.Lease
+		ok  bool
+		err error
+	}
+	took := make(chan acquired, 1)
+	start := time.Now()
+	go func() {
+		l, ok, err := b.AcquireLease(ctx, q.ID, "replica-b", epoch.Add(time.Minute), 10*time.Second)
+		took <- acquired{l, ok, err}
+	}()
+	waitForLockWait(t, url)
+	select {
+	case r := <-took:
+		if r.err != nil || !r.ok || r.l.Token != 2 {
+			t.Fatalf("b's takeover = %+v", r)
+		}
+		t.Logf("taken over %v after the frozen transaction began to wait", time.Since(start).Round(time.Millisecond))
+	case <-time.After(30 * time.Second):
+		t.Fatal("b's takeover still waits on the frozen holder's transaction after 30 s")
+	}
+	resume <- struct{}{}
+	if err := <-fenced; err == nil {
+		t.Error("the frozen holder's fenced write succeeded after the takeover")
+	}
+	if evs, err := b.ListEvents(ctx, q.ID, epoch.Add(-time.Hour)); err != nil || len(evs) != 0 {
+		t.Errorf("events %+v, %v; want none: the frozen write changes nothing", evs, err)
+	}
+}

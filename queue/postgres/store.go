@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,16 @@ const readPoolSize = 4
 
 // connectTimeout bounds a connection attempt when the URL sets none.
 const connectTimeout = 10 * time.Second
+
+// idleInTransaction is the server's idle_in_transaction_session_timeout for
+// the store's sessions unless the URL sets one: a transaction whose client
+// stopped (a process frozen, a partitioned host) is ended and its locks
+// freed after this long. Every transaction of the store runs statements
+// only (no GitHub call inside), so a live one is never idle this long; a
+// former lease holder's fenced transaction, which holds the lease row
+// against a takeover, thus holds it off for at most this long, not until
+// the process resumes.
+const idleInTransaction = 5 * time.Second
 
 // Dialect is PostgreSQL's, for the shared store (queue/sqlstore).
 var Dialect = &sqlstore.Dialect{Name: "PostgreSQL", Rebind: Rebind, Args: sqlstore.BoolsAsIntegers, IsUnique: isUniqueViolation,
@@ -96,6 +107,9 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = connectTimeout
+	}
+	if _, set := cfg.RuntimeParams["idle_in_transaction_session_timeout"]; !set {
+		cfg.RuntimeParams["idle_in_transaction_session_timeout"] = strconv.FormatInt(idleInTransaction.Milliseconds(), 10)
 	}
 	where := Redact(rawURL)
 	var writerOpts []stdlib.OptionOpenDB

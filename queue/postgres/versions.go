@@ -20,7 +20,7 @@ const versionTimeout = 2 * time.Second
 const versionMaxStale = time.Second
 
 // versionChannel is the NOTIFY channel on which the database tells of each
-// bump of a queue's version on the schema (migration 00008): the same
+// bump of a queue's version on the schema (migration 00009): the same
 // text, cut to 63 bytes as PostgreSQL cuts identifiers.
 func versionChannel(schema string) string {
 	ch := "mq_versions " + schema

@@ -114,7 +114,7 @@ func choosePresets(o options) ([]sim.Preset, error) {
 		case o.prs > 0:
 			presets[i].Workload.PRs = o.prs
 		case o.seeds > 1:
-			presets[i].Workload.PRs = sim.MultiSeedPRs
+			presets[i].Workload.PRs = presets[i].MultiSeedPRsOf()
 		}
 	}
 	return presets, nil

@@ -65,7 +65,7 @@ func (h *harness) intrinsic(prs []int) bool {
 // depend on outcomes.
 func (h *harness) test(prs []int, oracle bool, onDone func(*ciBuild)) *ciBuild {
 	dur := h.w.SampleCI(h.ci)
-	flaked := h.ci.Float64() < h.w.FlakeRate
+	flaked := h.ci.Float64() < h.w.FlakeRateAt(h.sim.Elapsed())
 	b := &ciBuild{prs: append([]int(nil), prs...), start: h.sim.Elapsed()}
 	b.pass = oracle || (h.intrinsic(prs) && !flaked)
 	h.rec.Runs++

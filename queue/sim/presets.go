@@ -34,6 +34,18 @@ type Preset struct {
 	Ours []OursConfig
 	// MaxQueue overrides Workload.QueueCap as the default RunOptions.MaxQueue.
 	MaxQueue int
+	// SeedPRs is the number of arrivals per seed of a multi-seed run
+	// (0 = MultiSeedPRs): long enough for the policies to reach steady
+	// state (SeedRow.Steady).
+	SeedPRs int
+}
+
+// MultiSeedPRsOf is the number of arrivals per seed of p in a multi-seed run.
+func (p Preset) MultiSeedPRsOf() int {
+	if p.SeedPRs > 0 {
+		return p.SeedPRs
+	}
+	return MultiSeedPRs
 }
 
 // Policies returns the baselines followed by our candidates, in table order.
@@ -121,7 +133,33 @@ func Presets() []Preset {
 			// a fifth of Shopify-like's 5 %; each fails every queue tree),
 			// and flakes (2 %, as Shopify-like).
 			Workload: base(17, 20*time.Minute, PRHeadInteractionRate, PRHeadFlakeRate), Concurrency: 12, Ours: singleCandidates(12)},
+		{Name: "drifting", Description: "drifting Shopify-like day: a quiet night, a two-hour flake storm at 15 % of runs, a two-hour release rush at 3× arrivals",
+			// Three days per seed: each third of the arrivals holds about
+			// one day, so the steady-state check compares like with like.
+			Workload: drifting(base(17, 20*time.Minute, 0.05, 0.02)), Concurrency: 12, Ours: singleCandidates(12),
+			SeedPRs: 3 * DriftingPRsPerDay},
 	}
+}
+
+// DriftingPRsPerDay is the expected number of arrivals in one day of the
+// drifting preset (its phases at 17 PR/h).
+const DriftingPRsPerDay = 405
+
+// drifting is w (Shopify-like) drifting over a day: a quiet night at 30 %
+// of the arrivals, a normal morning, a two-hour flake storm (15 % of runs
+// flake), a normal afternoon, a two-hour release rush at 3× the arrivals,
+// and a normal evening.
+func drifting(w Workload) Workload {
+	p, f := w.FailRate, w.FlakeRate
+	w.Drift = []Phase{
+		{Name: "night", Length: 6 * time.Hour, RateFactor: 0.3, FailRate: p, FlakeRate: f},
+		{Name: "morning", Length: 4 * time.Hour, RateFactor: 1, FailRate: p, FlakeRate: f},
+		{Name: "flake storm", Length: 2 * time.Hour, RateFactor: 1, FailRate: p, FlakeRate: 0.15},
+		{Name: "afternoon", Length: 3 * time.Hour, RateFactor: 1, FailRate: p, FlakeRate: f},
+		{Name: "release rush", Length: 2 * time.Hour, RateFactor: 3, FailRate: p, FlakeRate: f},
+		{Name: "evening", Length: 7 * time.Hour, RateFactor: 1, FailRate: p, FlakeRate: f},
+	}
+	return w
 }
 
 // MonorepoTargets is the number of build targets of the realistic

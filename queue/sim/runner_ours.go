@@ -161,7 +161,7 @@ func (r *oursRun) arrive(pr PR) {
 // engine builds it, so it only schedules).
 func (r *oursRun) published(job CIJob) {
 	dur := r.w.SampleCI(r.ci)
-	flaked := r.ci.Float64() < r.w.FlakeRate
+	flaked := r.ci.Float64() < r.w.FlakeRateAt(job.PublishedAt.Sub(Epoch))
 	pass := r.world.Intrinsic(job.SHA) && !flaked
 	r.rec.Runs++
 	r.sim.AtTime(job.PublishedAt.Add(dur), func() { r.finishCI(job, pass) })

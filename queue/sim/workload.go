@@ -44,6 +44,11 @@ type Workload struct {
 	// Warmup is the share of the first arrivals left out of the latency
 	// percentiles (the queue starts empty).
 	Warmup float64
+	// Drift, when set, makes the traffic change over time: the phases
+	// follow each other and repeat, each with its own arrival rate (a
+	// factor of RatePerHour), share of broken PRs and flake rate, which
+	// replace FailRate and FlakeRate (workload_drift.go).
+	Drift []Phase
 	// Backlog makes every PR arrive at time 0: a saturated queue, whose
 	// steady-state capacity Summarize measures (Result.Capacity). See
 	// Saturated.
@@ -95,7 +100,7 @@ func (w Workload) Validate() error {
 	case w.Warmup < 0 || w.Warmup >= 1:
 		return fmt.Errorf("workload: Warmup must be in [0, 1)")
 	}
-	return nil
+	return w.validateDrift()
 }
 
 // MeanCI is the mean of the CI duration distribution.
@@ -115,7 +120,7 @@ func (w Workload) Generate(seed uint64) []PR {
 	prs := make([]PR, len(arrivals))
 	weights := zipfCumulative(w.Targets, w.ZipfS)
 	for i, at := range arrivals {
-		p := PR{Index: i, Arrival: at, Bad: rng.Float64() < w.FailRate}
+		p := PR{Index: i, Arrival: at, Bad: rng.Float64() < w.FailRateAt(at)}
 		if w.Targets > 0 {
 			if rng.Float64() < w.AllShare {
 				p.All = true
@@ -153,6 +158,9 @@ func (w Workload) arrivals(rng *rand.Rand) []time.Duration {
 				break
 			}
 		}
+	}
+	if len(w.Drift) > 0 {
+		return w.driftArrivals(rng, w.PRs)
 	}
 	if w.RatePerHour > 0 {
 		mean := float64(time.Hour) / w.RatePerHour

@@ -25,6 +25,9 @@ func (w Workload) Describe() string {
 		ci = fmt.Sprintf("CI constant %v", w.CIMedian)
 	}
 	parts = append(parts, ci, fmt.Sprintf("p = %g %% broken", 100*w.FailRate), fmt.Sprintf("f = %g %% flaky runs", 100*w.FlakeRate))
+	if len(w.Drift) > 0 {
+		parts = append(parts, w.describeDrift())
+	}
 	if w.Targets > 0 {
 		parts = append(parts, fmt.Sprintf("%d targets Zipf(s=%g), %g per PR on average, %g %% ALL", w.Targets, w.ZipfS, w.TargetsPerPR, 100*w.AllShare))
 	}

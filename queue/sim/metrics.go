@@ -121,6 +121,11 @@ type Result struct {
 	// in the second and in the last third of the arrivals (zero when none
 	// merged): at steady state they are about equal (SteadyTolerance).
 	Thirds [2]time.Duration
+	// Retunes are ours(auto)'s changes of settings ("3.5 h: flake rate
+	// rose to 9 %: …"), and SlowestRetune the longest a retuning took
+	// (wall time); empty for every other policy.
+	Retunes       []string
+	SlowestRetune time.Duration
 	// Trace is what our engine did over time, with RunOptions.Trace (nil
 	// otherwise and for the baselines).
 	Trace *Trace

@@ -101,10 +101,21 @@ type OursConfig struct {
 	// (github.test_branches: git; World.SetGitBuilds), not with the
 	// merges API. Costs only: the runs are the same.
 	GitBuilds bool
+	// AutoTune starts from the default settings (with Mode) and lets
+	// autoTune choose them, with at most AutoMaxRuns CI runs at once
+	// (runner_auto.go); the fields above but Mode are then ignored.
+	AutoTune    bool
+	AutoMaxRuns int
+	// AutoEval sizes the simulations autoTune estimates with (zero = the
+	// default TuneEvaluator).
+	AutoEval TuneEvaluator
 }
 
 // Settings are the engine settings for c.
 func (c OursConfig) Settings() queue.Settings {
+	if c.AutoTune {
+		c = OursConfig{Mode: c.Mode}
+	}
 	s := queue.DefaultSettings()
 	if c.Mode != "" {
 		s.Mode = c.Mode
@@ -134,6 +145,13 @@ func (c OursConfig) Settings() queue.Settings {
 
 // Label is a compact description, e.g. "ours(k=8,b=4..8,d=1,opt)".
 func (c OursConfig) Label() string {
+	if c.AutoTune {
+		mode := ""
+		if c.Mode == queue.ModeParallel {
+			mode = "parallel,"
+		}
+		return fmt.Sprintf("ours(%sauto,≤%d runs)", mode, c.AutoMaxRuns)
+	}
 	s := c.Settings()
 	parts := []string{fmt.Sprintf("k=%d", s.Concurrency)}
 	if s.Mode == queue.ModeParallel {

@@ -67,6 +67,7 @@ type oursRun struct {
 	timed   *Event
 	recNext *Event // the reconciler's next timed pass
 	errs    []string
+	auto    *autoRun // ours(auto) only (runner_auto.go)
 }
 
 func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duration, maxQueue int, trace bool) (Result, error) {
@@ -98,6 +99,9 @@ func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duratio
 		return Result{}, fmt.Errorf("failed to create the simulated queue: %w", err)
 	}
 	r.q = q
+	if p.Ours.AutoTune {
+		r.startTuning(p.Ours, settings)
+	}
 	for _, pr := range prs {
 		s.At(pr.Arrival, func() { r.arrive(pr) })
 	}
@@ -123,6 +127,9 @@ func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duratio
 		if res.Trace, err = r.trace(); err != nil {
 			return Result{}, err
 		}
+	}
+	if r.auto != nil {
+		res.Retunes, res.SlowestRetune = r.auto.changes, r.auto.slowest
 	}
 	res.Violations = append(r.world.Violations(), r.errs...)
 	return res, nil
@@ -154,6 +161,7 @@ func (r *oursRun) arrive(pr PR) {
 	if err != nil {
 		r.fail(fmt.Errorf("failed to submit #%d: %w", n, err))
 	}
+	r.observeArrival()
 	r.wake()
 }
 
@@ -182,6 +190,7 @@ func (r *oursRun) finishCI(job CIJob, pass bool) {
 			r.fail(fmt.Errorf("failed to report CI of %s: %w", job.Branch, err))
 		}
 	}
+	r.observeRun(job)
 	r.wake()
 }
 
@@ -208,6 +217,7 @@ func (r *oursRun) sync() {
 	if active, err := r.store.ListActiveEntries(r.ctx, r.q.ID); err == nil {
 		r.active = len(active)
 	}
+	r.observeConclusions()
 	if r.showing() {
 		r.reconcile(true)
 	}

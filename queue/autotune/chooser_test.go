@@ -1,0 +1,125 @@
+package autotune
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestGridRespectsTheBoundsAndIsValid(t *testing.T) {
+	t.Parallel()
+	for m := 1; m <= 80; m++ {
+		grid := Grid(Bounds{MaxRuns: m})
+		if len(grid) == 0 {
+			t.Fatalf("no candidate for %d runs", m)
+		}
+		for _, tu := range grid {
+			if tu.Runs() > m {
+				t.Errorf("bound %d: %s has %d runs at once", m, tu, tu.Runs())
+			}
+			if err := tu.Validate(); err != nil {
+				t.Errorf("bound %d: %v", m, err)
+			}
+			if got := FromSettings(tu.Apply(defaultsForTest())); got != tu {
+				t.Errorf("bound %d: %s applied reads back as %s", m, tu, got)
+			}
+		}
+	}
+	if err := (Bounds{}).Validate(); err == nil {
+		t.Error("no run at once was accepted")
+	}
+	if _, err := Choose(table{}, Observation{}, Bounds{MaxRuns: 4, MaxRunsPerMerge: -1}, nil); err == nil {
+		t.Error("a negative runs-per-merge bound was accepted")
+	}
+}
+
+// table estimates by a function of the tuning.
+type table struct {
+	f func(Tuning) Estimate
+}
+
+func (tb table) Evaluate(_ Observation, t Tuning) (Estimate, error) { return tb.f(t), nil }
+
+func TestChooseKeepsTheLowestP95WithinTheRunsBound(t *testing.T) {
+	t.Parallel()
+	// Speculation is faster the more runs it has; batches are cheap.
+	ev := table{f: func(t Tuning) Estimate {
+		e := Estimate{KeptUp: true, P95: time.Duration(200-2*t.Concurrency) * time.Minute, RunsPerMerge: 1.6}
+		if t.Batch {
+			e.P95, e.RunsPerMerge = 190*time.Minute, 0.7
+		}
+		if t.PendingFailureDepth > 0 {
+			e.RunsPerMerge += 0.2
+		}
+		return e
+	}}
+	ch, err := Choose(ev, Observation{}, Bounds{MaxRuns: 24}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Tuning{Concurrency: 24}); ch.Tuning != want {
+		t.Errorf("unbounded: chose %s, want %s", ch.Tuning, want)
+	}
+	ch, _ = Choose(ev, Observation{}, Bounds{MaxRuns: 24, MaxRunsPerMerge: 1}, nil)
+	if !ch.Tuning.Batch || ch.Estimate.RunsPerMerge > 1 {
+		t.Errorf("at most 1 run per merge: chose %s (%.2f runs)", ch.Tuning, ch.Estimate.RunsPerMerge)
+	}
+	// Within 5 % of the best p95, the cheaper one.
+	ev2 := table{f: func(t Tuning) Estimate {
+		if t.Batch && t.BatchMax == 8 {
+			return Estimate{KeptUp: true, P95: 103 * time.Minute, RunsPerMerge: 0.6}
+		}
+		return Estimate{KeptUp: true, P95: 100 * time.Minute, RunsPerMerge: 1.5}
+	}}
+	if ch, _ := Choose(ev2, Observation{}, Bounds{MaxRuns: 24}, nil); ch.Tuning.BatchMax != 8 {
+		t.Errorf("chose %s, want the batches of 2..8 (3 %% slower, 60 %% cheaper)", ch.Tuning)
+	}
+	// Nothing keeps up: the cheapest.
+	ev3 := table{f: func(t Tuning) Estimate { return Estimate{RunsPerMerge: float64(t.Runs())} }}
+	if ch, _ := Choose(ev3, Observation{}, Bounds{MaxRuns: 24}, nil); ch.Tuning.Runs() != 12 {
+		t.Errorf("chose %s when nothing keeps up, want one of the fewest runs", ch.Tuning)
+	}
+}
+
+func TestTunerExplainsEachChange(t *testing.T) {
+	t.Parallel()
+	o := NewObserver(2 * time.Hour)
+	// Batches while runs rarely flake; no batches and depth 2 in a storm.
+	ev := table{f: func(t Tuning) Estimate { return Estimate{KeptUp: true, P95: time.Hour, RunsPerMerge: 1} }}
+	storm := false
+	ev.f = func(t Tuning) Estimate {
+		good := t.Batch && t.BatchMax == 8
+		if storm {
+			good = !t.Batch && t.PendingFailureDepth == 1 && t.Concurrency == 24
+		}
+		if good {
+			return Estimate{KeptUp: true, P95: time.Hour, RunsPerMerge: 1}
+		}
+		return Estimate{KeptUp: true, P95: 2 * time.Hour, RunsPerMerge: 1}
+	}
+	tu := NewTuner(o, ev, Bounds{MaxRuns: 24}, Tuning{Concurrency: 1})
+	rng := newRng()
+	if _, ok, _ := tu.Retune(t0); ok {
+		t.Fatal("retuned without evidence")
+	}
+	last := feed(o, rng, t0, 2, 20, 0.05, 0.01, 20*time.Minute, 0)
+	c, ok, err := tu.Retune(t0.Add(2 * time.Hour))
+	if err != nil || !ok || !c.To.Batch || !strings.HasPrefix(c.Reason, "first observation") {
+		t.Fatalf("first retune: %+v %v %v", c, ok, err)
+	}
+	if _, ok, _ := tu.Retune(t0.Add(2*time.Hour + time.Minute)); ok {
+		t.Fatal("retuned without a change in the traffic")
+	}
+	storm = true
+	feed(o, rng, t0.Add(2*time.Hour), 2, 20, 0.05, 0.25, 20*time.Minute, last)
+	c, ok, err = tu.Retune(t0.Add(4 * time.Hour))
+	if err != nil || !ok {
+		t.Fatalf("no retune in a flake storm: %v", err)
+	}
+	if !strings.HasPrefix(c.Reason, "flake rate rose to ") || !strings.Contains(c.Reason, "batches off") || !strings.Contains(c.Reason, "concurrency 24") {
+		t.Errorf("reason %q", c.Reason)
+	}
+	if tu.Current() != c.To {
+		t.Error("the change is not in force")
+	}
+}

@@ -1,0 +1,216 @@
+package autotune
+
+import (
+	"math"
+	"slices"
+	"sync"
+	"time"
+)
+
+// RunResult is one finished CI run of the queue: when it started and
+// finished, whether it passed, and the PRs of the tree it tested (the PRs
+// ahead whose changes it included and its own).
+type RunResult struct {
+	Started, Finished time.Time
+	Passed            bool
+	Tree              []int
+}
+
+// Observation is what an Observer saw over its window.
+type Observation struct {
+	// Window is the span the figures cover (shorter than the Observer's
+	// window until that much time has passed since the first event).
+	Window time.Duration
+	// Arrivals, Runs and Concluded count the events behind the figures.
+	Arrivals, Runs, Concluded int
+	// ArrivalsPerHour is the rate at which PRs were submitted.
+	ArrivalsPerHour float64
+	// CIMedian and CISigma fit a log-normal to the durations of the runs
+	// that finished (σ from the ratio of the 90th percentile to the
+	// median); zero without runs.
+	CIMedian time.Duration
+	CISigma  float64
+	// FailRate is the share of the PRs concluded in the window that the
+	// queue rejected.
+	FailRate float64
+	// FlakeRate is the share of runs of good trees that failed: a failed
+	// run is a flake once every PR of its tree proved good (merged, or in
+	// a tree that passed); a run whose tree holds a PR that neither proved
+	// good nor was rejected is left out until it does.
+	FlakeRate float64
+	// FlakeRuns is the number of runs of good trees behind FlakeRate.
+	FlakeRuns int
+}
+
+// Observer keeps the queue's recent traffic over a sliding window. It is
+// safe for concurrent use; each method is cheap (amortized O(events in
+// the window)).
+type Observer struct {
+	mu       sync.Mutex
+	window   time.Duration
+	first    time.Time
+	arrivals []time.Time
+	runs     []RunResult
+	// concluded are the PRs' conclusions, in order of report.
+	concluded []conclusion
+	// good is when each PR last proved good; bad the PRs rejected.
+	good map[int]time.Time
+	bad  map[int]time.Time
+}
+
+type conclusion struct {
+	at     time.Time
+	merged bool
+}
+
+// NewObserver returns an observer over the given window (at least a minute).
+func NewObserver(window time.Duration) *Observer {
+	return &Observer{window: max(window, time.Minute), good: map[int]time.Time{}, bad: map[int]time.Time{}}
+}
+
+// Window is the span the observer keeps.
+func (o *Observer) Window() time.Duration { return o.window }
+
+func (o *Observer) start(at time.Time) {
+	if o.first.IsZero() || at.Before(o.first) {
+		o.first = at
+	}
+}
+
+// Arrived records a PR submitted to the queue at at.
+func (o *Observer) Arrived(at time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.start(at)
+	o.arrivals = append(o.arrivals, at)
+}
+
+// RunFinished records a finished run (not a cancelled one: it says nothing
+// about CI durations or flakes).
+func (o *Observer) RunFinished(r RunResult) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.start(r.Finished)
+	r.Tree = slices.Clone(r.Tree)
+	o.runs = append(o.runs, r)
+	if r.Passed {
+		for _, pr := range r.Tree {
+			o.good[pr] = r.Finished
+		}
+	}
+}
+
+// Concluded records a PR's conclusion: merged, or rejected by the queue
+// (a PR removed by its author is no conclusion of the queue's: do not
+// report it).
+func (o *Observer) Concluded(at time.Time, pr int, merged bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.start(at)
+	o.concluded = append(o.concluded, conclusion{at: at, merged: merged})
+	if merged {
+		o.good[pr] = at
+	} else {
+		o.bad[pr] = at
+	}
+}
+
+// prune forgets what ended before the window (a PR's proof is kept for two
+// windows: a run's tree may hold a PR concluded a little before the run
+// finished).
+func (o *Observer) prune(now time.Time) {
+	from := now.Add(-o.window)
+	o.arrivals = dropBefore(o.arrivals, func(t time.Time) bool { return t.Before(from) })
+	o.runs = dropBefore(o.runs, func(r RunResult) bool { return r.Finished.Before(from) })
+	o.concluded = dropBefore(o.concluded, func(c conclusion) bool { return c.at.Before(from) })
+	old := now.Add(-2 * o.window)
+	for _, m := range []map[int]time.Time{o.good, o.bad} {
+		for pr, at := range m {
+			if at.Before(old) {
+				delete(m, pr)
+			}
+		}
+	}
+}
+
+// dropBefore removes the leading elements for which old is true (the
+// elements are in about time order; a late report stays until it is at the
+// front).
+func dropBefore[T any](xs []T, old func(T) bool) []T {
+	i := 0
+	for i < len(xs) && old(xs[i]) {
+		i++
+	}
+	if i == 0 {
+		return xs
+	}
+	return append(xs[:0], xs[i:]...)
+}
+
+// Observe returns the figures of the window ending at now.
+func (o *Observer) Observe(now time.Time) Observation {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.prune(now)
+	var obs Observation
+	if o.first.IsZero() {
+		return obs
+	}
+	obs.Window = min(o.window, now.Sub(o.first))
+	obs.Arrivals, obs.Runs, obs.Concluded = len(o.arrivals), len(o.runs), len(o.concluded)
+	if obs.Window > 0 {
+		obs.ArrivalsPerHour = float64(len(o.arrivals)) / obs.Window.Hours()
+	}
+	if len(o.runs) > 0 {
+		ds := make([]float64, 0, len(o.runs))
+		for _, r := range o.runs {
+			ds = append(ds, float64(max(r.Finished.Sub(r.Started), time.Second)))
+		}
+		slices.Sort(ds)
+		med, p90 := quantile(ds, 0.5), quantile(ds, 0.9)
+		obs.CIMedian = time.Duration(med)
+		obs.CISigma = math.Log(p90/med) / 1.2816 // z of the 90th percentile
+	}
+	failed := 0
+	for _, c := range o.concluded {
+		if !c.merged {
+			failed++
+		}
+	}
+	if len(o.concluded) > 0 {
+		obs.FailRate = float64(failed) / float64(len(o.concluded))
+	}
+	flaky := 0
+	for _, r := range o.runs {
+		switch {
+		case r.Passed:
+			obs.FlakeRuns++
+		case o.provedGood(r.Tree):
+			obs.FlakeRuns++
+			flaky++
+		}
+	}
+	if obs.FlakeRuns > 0 {
+		obs.FlakeRate = float64(flaky) / float64(obs.FlakeRuns)
+	}
+	return obs
+}
+
+func (o *Observer) provedGood(tree []int) bool {
+	for _, pr := range tree {
+		if _, ok := o.good[pr]; !ok {
+			return false
+		}
+	}
+	return len(tree) > 0
+}
+
+// quantile is the q-quantile of sorted values (linear interpolation).
+func quantile(sorted []float64, q float64) float64 {
+	h := float64(len(sorted)-1) * q
+	lo := int(h)
+	if lo+1 >= len(sorted) {
+		return sorted[lo]
+	}
+	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+}

@@ -1,0 +1,110 @@
+package autotune
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+
+// feed simulates a queue's events for hours: Poisson arrivals at rate,
+// each PR broken with probability p; one run per PR of its own tree, with
+// log-normal durations (median, σ 0.32), a good tree's run flaking with
+// probability f; a PR concludes when its run finishes (merged unless
+// broken or flaked).
+func feed(o *Observer, rng *rand.Rand, from time.Time, hours, rate, p, f float64, median time.Duration, firstPR int) int {
+	at := from
+	pr := firstPR
+	for {
+		at = at.Add(time.Duration(rng.ExpFloat64() / rate * float64(time.Hour)))
+		if at.Sub(from).Hours() > hours {
+			return pr
+		}
+		pr++
+		o.Arrived(at)
+		bad := rng.Float64() < p
+		dur := time.Duration(float64(median) * math.Exp(0.32*rng.NormFloat64()))
+		passed := !bad && rng.Float64() >= f
+		end := at.Add(dur)
+		o.RunFinished(RunResult{Started: at, Finished: end, Passed: passed, Tree: []int{pr}})
+		if !bad && !passed {
+			// A flake: the retry passes and the PR merges.
+			o.RunFinished(RunResult{Started: end, Finished: end.Add(dur), Passed: true, Tree: []int{pr}})
+			o.Concluded(end.Add(dur), pr, true)
+			continue
+		}
+		o.Concluded(end, pr, passed)
+	}
+}
+
+func TestObserverEstimatesTheTraffic(t *testing.T) {
+	t.Parallel()
+	o := NewObserver(200 * time.Hour)
+	rng := rand.New(rand.NewPCG(1, 2))
+	feed(o, rng, t0, 200, 30, 0.08, 0.10, 20*time.Minute, 0)
+	obs := o.Observe(t0.Add(200 * time.Hour))
+	checks := []struct {
+		name      string
+		got, want float64
+		tol       float64
+	}{
+		{"arrivals per hour", obs.ArrivalsPerHour, 30, 0.05},
+		{"CI median (min)", obs.CIMedian.Minutes(), 20, 0.05},
+		{"CI sigma", obs.CISigma, 0.32, 0.1},
+		{"failure rate", obs.FailRate, 0.08, 0.15},
+		{"flake rate", obs.FlakeRate, 0.10 / (1 + 0.10), 0.15}, // each flake adds a passing retry
+	}
+	for _, c := range checks {
+		if math.Abs(c.got/c.want-1) > c.tol {
+			t.Errorf("%s = %.4f, want %.4f ± %.0f %%", c.name, c.got, c.want, 100*c.tol)
+		}
+	}
+}
+
+func TestObserverWindowSlides(t *testing.T) {
+	t.Parallel()
+	o := NewObserver(3 * time.Hour)
+	rng := rand.New(rand.NewPCG(3, 4))
+	last := feed(o, rng, t0, 10, 20, 0.05, 0.01, 20*time.Minute, 0)
+	calm := o.Observe(t0.Add(10 * time.Hour))
+	// A flake storm with three times the arrivals: after three hours, the
+	// window holds only the storm.
+	feed(o, rng, t0.Add(10*time.Hour), 3, 60, 0.05, 0.25, 20*time.Minute, last)
+	storm := o.Observe(t0.Add(13 * time.Hour))
+	if calm.FlakeRate > 0.04 || storm.FlakeRate < 0.15 {
+		t.Errorf("flake rate %.3f before the storm and %.3f in it, want about 0.01 and 0.20", calm.FlakeRate, storm.FlakeRate)
+	}
+	if math.Abs(storm.ArrivalsPerHour/60-1) > 0.15 || math.Abs(calm.ArrivalsPerHour/20-1) > 0.25 {
+		t.Errorf("arrivals %.1f/h before and %.1f/h in the storm, want 20 and 60", calm.ArrivalsPerHour, storm.ArrivalsPerHour)
+	}
+	if storm.Window != 3*time.Hour {
+		t.Errorf("window %v, want 3h", storm.Window)
+	}
+	if empty := NewObserver(time.Hour).Observe(t0); empty != (Observation{}) {
+		t.Errorf("an observer without events observed %+v", empty)
+	}
+}
+
+func TestObserverLeavesUndecidedTreesOut(t *testing.T) {
+	t.Parallel()
+	o := NewObserver(time.Hour)
+	// Run 1 failed with PRs 1 and 2; PR 2 is still queued: undecided.
+	o.RunFinished(RunResult{Started: t0, Finished: t0.Add(10 * time.Minute), Tree: []int{1, 2}})
+	o.Concluded(t0.Add(11*time.Minute), 1, true)
+	if obs := o.Observe(t0.Add(12 * time.Minute)); obs.FlakeRuns != 0 || obs.FlakeRate != 0 {
+		t.Fatalf("an undecided tree counted: %+v", obs)
+	}
+	// PR 2 passes in a later tree: run 1 was a flake.
+	o.RunFinished(RunResult{Started: t0.Add(11 * time.Minute), Finished: t0.Add(20 * time.Minute), Passed: true, Tree: []int{2}})
+	if obs := o.Observe(t0.Add(21 * time.Minute)); obs.FlakeRuns != 2 || obs.FlakeRate != 0.5 {
+		t.Fatalf("flake rate %.2f over %d runs, want 0.5 over 2", obs.FlakeRate, obs.FlakeRuns)
+	}
+	// A tree with a rejected PR is no flake.
+	o.RunFinished(RunResult{Started: t0.Add(20 * time.Minute), Finished: t0.Add(30 * time.Minute), Tree: []int{3}})
+	o.Concluded(t0.Add(30*time.Minute), 3, false)
+	if obs := o.Observe(t0.Add(31 * time.Minute)); obs.FlakeRuns != 2 || obs.FailRate != 0.5 {
+		t.Fatalf("after a rejection: %+v", obs)
+	}
+}

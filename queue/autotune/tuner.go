@@ -1,0 +1,139 @@
+package autotune
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Evidence below which the Tuner keeps the current tuning: too few runs
+// or conclusions in the window to estimate rates.
+const (
+	MinRuns      = 5
+	MinConcluded = 5
+)
+
+// Change is a retuning: the new tuning, why, and what the choice cost.
+type Change struct {
+	At       time.Time
+	From, To Tuning
+	// Reason says what in the traffic moved and what changed, e.g.
+	// "flake rate rose to 9 %: batches off, depth 2".
+	Reason string
+	// Observed is the observation the choice was made on.
+	Observed Observation
+	Choice   Choice
+}
+
+// Tuner retunes a queue from its Observer at the caller's intervals. It
+// is not safe for concurrent use; Retune is slow (it runs the Evaluator),
+// so call it outside any lock of the queue.
+type Tuner struct {
+	Observer  *Observer
+	Evaluator Evaluator
+	Bounds    Bounds
+	// Now measures the chooser's time (nil: not measured).
+	Now func() time.Time
+
+	current Tuning
+	basis   Observation
+	chosen  bool
+}
+
+// NewTuner returns a tuner starting from the tuning in force.
+func NewTuner(obs *Observer, ev Evaluator, b Bounds, current Tuning) *Tuner {
+	return &Tuner{Observer: obs, Evaluator: ev, Bounds: b, current: current}
+}
+
+// Current is the tuning in force.
+func (t *Tuner) Current() Tuning { return t.current }
+
+// Retune looks at the window ending at now. With enough evidence (MinRuns,
+// MinConcluded) and the traffic moved since the last choice (Moved), it
+// chooses again; it returns a Change when the choice differs from the
+// tuning in force, which it then takes as in force.
+func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
+	obs := t.Observer.Observe(now)
+	if obs.Runs < MinRuns || obs.Concluded < MinConcluded {
+		return Change{}, false, nil
+	}
+	if t.chosen && !Moved(t.basis, obs) {
+		return Change{}, false, nil
+	}
+	ch, err := Choose(t.Evaluator, obs.Fitted(), t.Bounds, t.Now)
+	if err != nil {
+		return Change{}, false, err
+	}
+	why := movement(t.basis, obs, t.chosen)
+	t.basis, t.chosen = obs, true
+	if ch.Tuning == t.current {
+		return Change{}, false, nil
+	}
+	c := Change{At: now, From: t.current, To: ch.Tuning, Observed: obs, Choice: ch,
+		Reason: why + ": " + diff(t.current, ch.Tuning)}
+	t.current = ch.Tuning
+	return c, true, nil
+}
+
+// Moved reports whether the traffic changed enough since basis to choose
+// again: the arrival rate by 20 %, the CI median by 15 %, or the failure
+// or flake rate by 3 points and half.
+func Moved(basis, now Observation) bool {
+	return len(changes(basis, now)) > 0
+}
+
+func changes(a, b Observation) []string {
+	var out []string
+	rel := func(x, y float64) float64 { return math.Abs(y-x) / max(x, 1e-9) }
+	dir := func(x, y float64) string {
+		if y > x {
+			return "rose"
+		}
+		return "fell"
+	}
+	if rel(a.ArrivalsPerHour, b.ArrivalsPerHour) >= 0.2 {
+		out = append(out, fmt.Sprintf("arrivals %s to %.0f/h", dir(a.ArrivalsPerHour, b.ArrivalsPerHour), b.ArrivalsPerHour))
+	}
+	if rel(float64(a.CIMedian), float64(b.CIMedian)) >= 0.15 {
+		out = append(out, fmt.Sprintf("CI median %s to %.0f min", dir(float64(a.CIMedian), float64(b.CIMedian)), b.CIMedian.Minutes()))
+	}
+	rate := func(name string, x, y float64) {
+		if math.Abs(y-x) >= 0.03 && rel(x, y) >= 0.5 {
+			out = append(out, fmt.Sprintf("%s %s to %.0f %%", name, dir(x, y), 100*y))
+		}
+	}
+	rate("failure rate", a.FailRate, b.FailRate)
+	rate("flake rate", a.FlakeRate, b.FlakeRate)
+	return out
+}
+
+// movement explains a choice: what moved since the last one, or the
+// traffic first observed.
+func movement(basis, now Observation, chosen bool) string {
+	if !chosen {
+		return fmt.Sprintf("first observation (%.0f PR/h, CI %.0f min, %.0f %% of PRs failing, %.0f %% of runs flaky)",
+			now.ArrivalsPerHour, now.CIMedian.Minutes(), 100*now.FailRate, 100*now.FlakeRate)
+	}
+	return strings.Join(changes(basis, now), ", ")
+}
+
+// Fitted is the observation rounded to the precision a choice needs
+// (arrival rate and CI median to about 7 %, σ to 0.05, failure and flake
+// rates to a point), with the counts dropped: nearby observations give the
+// same fitted one, so an Evaluator may cache its estimates by it.
+func (o Observation) Fitted() Observation {
+	logRound := func(x, step float64) float64 {
+		if x <= 0 {
+			return 0
+		}
+		return math.Exp(math.Round(math.Log(x)/step) * step)
+	}
+	return Observation{
+		ArrivalsPerHour: math.Round(100*logRound(o.ArrivalsPerHour, 0.07)) / 100,
+		CIMedian:        time.Duration(logRound(o.CIMedian.Minutes(), 0.07) * float64(time.Minute)).Round(time.Second),
+		CISigma:         math.Round(min(max(o.CISigma, 0), 1.5)*20) / 20,
+		FailRate:        math.Round(min(o.FailRate, 0.9)*100) / 100,
+		FlakeRate:       math.Round(min(o.FlakeRate, 0.9)*100) / 100,
+	}
+}

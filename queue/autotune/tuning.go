@@ -1,0 +1,149 @@
+package autotune
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// Tuning is the part of a queue's settings that autoTune chooses.
+type Tuning struct {
+	// Concurrency is the runs of the speculative chain at once.
+	Concurrency int
+	// Batch turns batching on, with batches of BatchMin..BatchMax
+	// entries; BisectionConcurrency runs outside the chain (bisections,
+	// isolation runs) and BisectionParts the parts a failed batch splits
+	// into (0 = halves).
+	Batch                bool
+	BatchMin, BatchMax   int
+	BisectionConcurrency int
+	BisectionParts       int
+	// PendingFailureDepth and Optimistic absorb flakes: a failed run waits
+	// for this many runs behind it, and a later pass merges it.
+	PendingFailureDepth int
+	Optimistic          bool
+	// Isolation tests each PR alone first (isolationRuns).
+	Isolation bool
+}
+
+// FromSettings reads the tuned part of s.
+func FromSettings(s queue.Settings) Tuning {
+	t := Tuning{Concurrency: s.Concurrency, Batch: s.Batch, PendingFailureDepth: s.PendingFailureDepth,
+		Optimistic: s.CanOptimisticallyMerge, Isolation: s.IsolationRuns}
+	if s.Batch {
+		t.BatchMin, t.BatchMax = s.BatchingMinSize, s.EffectiveBatchingMaxSize()
+		t.BisectionConcurrency, t.BisectionParts = s.BisectionConcurrency, s.BisectionParts
+		if t.BisectionParts <= 2 {
+			t.BisectionParts = 0 // halves
+		}
+	}
+	if s.IsolationRuns {
+		t.BisectionConcurrency = s.BisectionConcurrency
+	}
+	return t
+}
+
+// Runs is the most CI runs the tuning has at once: the chain's and, with
+// batches or isolation runs, those outside it.
+func (t Tuning) Runs() int {
+	if t.Batch || t.Isolation {
+		return t.Concurrency + t.BisectionConcurrency
+	}
+	return t.Concurrency
+}
+
+// Apply returns s with t's values.
+func (t Tuning) Apply(s queue.Settings) queue.Settings {
+	u := t.Update()
+	out, err := u.ApplySettings(s)
+	if err != nil {
+		return s // not reached for a tuning the Chooser made (Validate)
+	}
+	return out
+}
+
+// Update is the settings update that applies t. Batch sizes and
+// bisection parts are written only with batches on (a queue keeps its own
+// otherwise); bisection concurrency only with batches or isolation runs.
+func (t Tuning) Update() queue.QueueUpdate {
+	u := queue.QueueUpdate{Concurrency: &t.Concurrency, Batch: &t.Batch, PendingFailureDepth: &t.PendingFailureDepth,
+		CanOptimisticallyMerge: &t.Optimistic, IsolationRuns: &t.Isolation}
+	if t.Batch || t.Isolation {
+		u.BisectionConcurrency = &t.BisectionConcurrency
+	}
+	if t.Batch {
+		parts := max(t.BisectionParts, 2) // 0 = halves
+		u.BatchingMinSize, u.BatchingMaxSize, u.BisectionParts = &t.BatchMin, &t.BatchMax, &parts
+	}
+	return u
+}
+
+// Validate reports a tuning the queue would refuse.
+func (t Tuning) Validate() error {
+	_, err := t.Update().ApplySettings(queue.DefaultSettings())
+	if err != nil {
+		return fmt.Errorf("invalid tuning %s: %w", t, err)
+	}
+	return nil
+}
+
+// String is a compact description, e.g. "k=12, batches 2..8 (bis 12, split 8), depth 1, optimistic".
+func (t Tuning) String() string {
+	parts := []string{fmt.Sprintf("k=%d", t.Concurrency)}
+	if t.Batch {
+		b := fmt.Sprintf("batches %d..%d (bis %d", t.BatchMin, t.BatchMax, t.BisectionConcurrency)
+		if t.BisectionParts > 2 {
+			b += fmt.Sprintf(", split %d", t.BisectionParts)
+		}
+		parts = append(parts, b+")")
+	} else {
+		parts = append(parts, "batches off")
+	}
+	parts = append(parts, fmt.Sprintf("depth %d", t.PendingFailureDepth))
+	if t.Optimistic {
+		parts = append(parts, "optimistic")
+	}
+	if t.Isolation {
+		parts = append(parts, fmt.Sprintf("isolation runs (bis %d)", t.BisectionConcurrency))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// diff describes what changes from a to b ("batches off, depth 2").
+func diff(a, b Tuning) string {
+	var parts []string
+	if a.Concurrency != b.Concurrency {
+		parts = append(parts, fmt.Sprintf("concurrency %d", b.Concurrency))
+	}
+	switch {
+	case a.Batch && !b.Batch:
+		parts = append(parts, "batches off")
+	case b.Batch && (!a.Batch || a.BatchMin != b.BatchMin || a.BatchMax != b.BatchMax || a.BisectionParts != b.BisectionParts):
+		s := fmt.Sprintf("batches %d..%d", b.BatchMin, b.BatchMax)
+		if b.BisectionParts > 2 {
+			s += fmt.Sprintf(" split %d", b.BisectionParts)
+		}
+		parts = append(parts, s)
+	}
+	if (b.Batch || b.Isolation) && a.BisectionConcurrency != b.BisectionConcurrency {
+		parts = append(parts, fmt.Sprintf("bisection concurrency %d", b.BisectionConcurrency))
+	}
+	if a.PendingFailureDepth != b.PendingFailureDepth {
+		parts = append(parts, fmt.Sprintf("depth %d", b.PendingFailureDepth))
+	}
+	if a.Optimistic != b.Optimistic {
+		parts = append(parts, onOff("optimistic merging", b.Optimistic))
+	}
+	if a.Isolation != b.Isolation {
+		parts = append(parts, onOff("isolation runs", b.Isolation))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func onOff(name string, on bool) string {
+	if on {
+		return name + " on"
+	}
+	return name + " off"
+}

@@ -1,0 +1,98 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/mergequeue/mq/queue/autotune"
+)
+
+// TuneEvaluator estimates a tuning (autotune.Evaluator) by running our
+// engine on a workload fitted to the observation: Poisson arrivals at the
+// observed rate, the observed log-normal CI, failure and flake rates, over
+// EvalPRs(rate) PRs on each of EvalSeeds; the estimate is the median p95
+// and the mean runs per merge, and it keeps up when every seed did.
+// Estimates are a pure function of (observation, tuning), cached by them
+// for the life of the process (the Tuner passes fitted observations, so
+// nearby ones share an entry).
+type TuneEvaluator struct {
+	// Seeds is the number of seeds (1, 2, …) a tuning is simulated on
+	// (0 = 2).
+	Seeds int
+	// MaxPRs caps the PRs simulated per seed (0 = 160).
+	MaxPRs int
+}
+
+// EvalPRs is the number of PRs simulated per seed: about six hours of
+// arrivals, at least 100 (or MaxPRs if smaller) and at most MaxPRs.
+func (e TuneEvaluator) EvalPRs(perHour float64) int {
+	hi := e.MaxPRs
+	if hi <= 0 {
+		hi = 160
+	}
+	return min(max(int(6*perHour), 100), hi)
+}
+
+func (e TuneEvaluator) seeds() []uint64 {
+	if e.Seeds <= 0 {
+		return Seeds(1, 2)
+	}
+	return Seeds(1, e.Seeds)
+}
+
+type evalKey struct {
+	ev  TuneEvaluator
+	obs autotune.Observation
+	t   autotune.Tuning
+}
+
+var evalCache sync.Map // evalKey → autotune.Estimate
+
+// Evaluate implements autotune.Evaluator.
+func (e TuneEvaluator) Evaluate(obs autotune.Observation, t autotune.Tuning) (autotune.Estimate, error) {
+	key := evalKey{ev: e, obs: obs, t: t}
+	if e, ok := evalCache.Load(key); ok {
+		return e.(autotune.Estimate), nil
+	}
+	if obs.ArrivalsPerHour <= 0 || obs.CIMedian <= 0 {
+		return autotune.Estimate{}, fmt.Errorf("cannot fit a workload without arrivals and CI durations")
+	}
+	w := Workload{PRs: e.EvalPRs(obs.ArrivalsPerHour), RatePerHour: obs.ArrivalsPerHour, CIMedian: obs.CIMedian,
+		CISigma: obs.CISigma, FailRate: min(obs.FailRate, 0.9), FlakeRate: min(obs.FlakeRate, 0.9), Warmup: 0.1}
+	est := autotune.Estimate{KeptUp: true}
+	seeds := e.seeds()
+	p95 := make([]float64, 0, len(seeds))
+	for _, seed := range seeds {
+		res, err := Run(w, PolicySpec{Kind: KindOurs, Ours: OursFromTuning(t)}, seed, RunOptions{})
+		if err != nil {
+			return autotune.Estimate{}, fmt.Errorf("failed to simulate %s: %w", t, err)
+		}
+		if res.Stopped != "" || res.Unfinished > 0 {
+			est.KeptUp = false
+		}
+		p95 = append(p95, float64(res.P95.D))
+		est.RunsPerMerge += res.RunsPerMerge / float64(len(seeds))
+	}
+	est.P95 = time.Duration(SpreadOf(p95).Median)
+	if !est.KeptUp {
+		est.P95 = time.Duration(math.MaxInt64)
+	}
+	evalCache.Store(key, est)
+	return est, nil
+}
+
+// OursFromTuning is the simulated engine's configuration for a tuning.
+func OursFromTuning(t autotune.Tuning) OursConfig {
+	c := OursConfig{Concurrency: t.Concurrency, PendingFailureDepth: t.PendingFailureDepth,
+		CanOptimisticallyMerge: t.Optimistic, Isolation: t.Isolation}
+	if t.Batch {
+		c.Batch, c.BatchingMinSize, c.BatchingMaxSize, c.BatchingMaxWaitMinutes = true, t.BatchMin, t.BatchMax, 5
+		c.BisectionConcurrency, c.BisectionParts = t.BisectionConcurrency, t.BisectionParts
+	}
+	if t.Isolation {
+		c.BisectionConcurrency = t.BisectionConcurrency
+	}
+	return c
+}

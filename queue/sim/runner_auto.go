@@ -1,0 +1,141 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/autotune"
+)
+
+// ours(auto): the engine starts from the default settings and an
+// autotune.Tuner retunes it every RetuneEvery of simulated time from an
+// Observer fed by the simulated queue's own events (submissions, finished
+// runs, conclusions), choosing with TuneEvaluator within
+// OursConfig.AutoMaxRuns runs at once. A change is a settings update
+// (Service.UpdateQueue), which keeps the runs still valid.
+
+// RetuneEvery is how often ours(auto) looks at its observation.
+const RetuneEvery = 30 * time.Minute
+
+// TuneWindow is the sliding window of ours(auto)'s observer.
+const TuneWindow = 4 * time.Hour
+
+// autoRun is the tuning state of a run of ours(auto).
+type autoRun struct {
+	obs    *autotune.Observer
+	tuner  *autotune.Tuner
+	lastEv int64
+	// finished are the CI jobs that reported and whose run the engine has
+	// not decided yet (it does at the next Sync).
+	finished []finishedJob
+	changes  []string
+	slowest  time.Duration
+}
+
+// AutoConfig is ours(auto) with at most maxRuns CI runs at once, in mode
+// ("" = single).
+func AutoConfig(mode queue.Mode, maxRuns int) OursConfig {
+	return OursConfig{Mode: mode, AutoTune: true, AutoMaxRuns: maxRuns}
+}
+
+// tuneEvaluator is the evaluator of ours(auto): the default one, or a
+// smaller one for tests (OursConfig.AutoEval).
+func tuneEvaluator(c OursConfig) TuneEvaluator { return c.AutoEval }
+
+// startTuning sets up the observer and the tuner and schedules the first look.
+func (r *oursRun) startTuning(c OursConfig, settings queue.Settings) {
+	obs := autotune.NewObserver(TuneWindow)
+	r.auto = &autoRun{obs: obs, tuner: autotune.NewTuner(obs, tuneEvaluator(c),
+		autotune.Bounds{MaxRuns: c.AutoMaxRuns}, autotune.FromSettings(settings))}
+	r.world.SetMaxInFlight(c.AutoMaxRuns)
+	r.sim.After(RetuneEvery, r.retune)
+}
+
+// retune feeds the conclusions since the last look, lets the tuner choose
+// and applies a change as a settings update.
+func (r *oursRun) retune() {
+	if r.arrived == len(r.prs) && r.active == 0 {
+		return
+	}
+	r.sim.After(RetuneEvery, r.retune)
+	started := time.Now()
+	ch, ok, err := r.auto.tuner.Retune(r.sim.Now())
+	r.auto.slowest = max(r.auto.slowest, time.Since(started))
+	if err != nil {
+		r.fail(fmt.Errorf("failed to retune at %v: %w", r.sim.Elapsed(), err))
+		return
+	}
+	if !ok {
+		return
+	}
+	r.auto.changes = append(r.auto.changes, fmt.Sprintf("%.1f h: %s (%s)", r.sim.Elapsed().Hours(), ch.Reason, ch.To))
+	if _, err := r.svc.UpdateQueue(r.ctx, r.q.Key, ch.To.Update()); err != nil {
+		r.fail(fmt.Errorf("failed to apply the tuning at %v: %w", r.sim.Elapsed(), err))
+	}
+	r.wake()
+}
+
+// observeArrival reports a submission.
+func (r *oursRun) observeArrival() {
+	if r.auto != nil {
+		r.auto.obs.Arrived(r.sim.Now())
+	}
+}
+
+type finishedJob struct {
+	job CIJob
+	at  time.Time
+}
+
+// observeRun notes a CI job that just reported; observeConclusions
+// reports its run once the engine decided it.
+func (r *oursRun) observeRun(job CIJob) {
+	if r.auto != nil {
+		r.auto.finished = append(r.auto.finished, finishedJob{job: job, at: r.sim.Now()})
+	}
+}
+
+// observeRuns reports the runs the engine decided (passed or failed; a
+// cancelled run says nothing about CI) and keeps the others for later.
+func (r *oursRun) observeRuns() {
+	keep := r.auto.finished[:0]
+	for _, f := range r.auto.finished {
+		run, err := r.store.GetRun(r.ctx, runID(f.job.Branch))
+		switch {
+		case err != nil || run.Status == queue.RunCancelled:
+		case run.Status == queue.RunSucceeded || run.Status == queue.RunFailed:
+			r.auto.obs.RunFinished(autotune.RunResult{Started: f.job.PublishedAt, Finished: f.at,
+				Passed: run.Status == queue.RunSucceeded, Tree: f.job.Contains})
+		default:
+			keep = append(keep, f)
+		}
+	}
+	r.auto.finished = keep
+}
+
+// observeConclusions reports the entries merged or rejected since the last
+// call, from the queue's event log.
+func (r *oursRun) observeConclusions() {
+	if r.auto == nil {
+		return
+	}
+	r.observeRuns()
+	evs, err := r.store.ListEvents(r.ctx, r.q.ID, r.sim.Now().Add(-time.Minute))
+	if err != nil {
+		r.fail(fmt.Errorf("failed to list events: %w", err))
+		return
+	}
+	for _, ev := range evs {
+		if ev.ID <= r.auto.lastEv {
+			continue
+		}
+		r.auto.lastEv = ev.ID
+		switch ev.To {
+		case queue.StateMerged:
+			r.auto.obs.Concluded(ev.At, ev.PRNumber, true)
+		case queue.StateFailed:
+			r.auto.obs.Concluded(ev.At, ev.PRNumber, false)
+		}
+	}
+}

@@ -74,6 +74,9 @@ func writeSeedSection(w io.Writer, rep sim.SeedReport, command string) {
 	}
 	fmt.Fprintf(w, "Best setting of ours (by medians over the seeds): **%s**.\n\n", best.Policy)
 	writeTargets(w, rep.Targets())
+	if v, ok := rep.AutoVerdict(); ok {
+		fmt.Fprint(w, v)
+	}
 	for _, row := range rep.Rows {
 		if row.Violations > 0 {
 			fmt.Fprintf(w, "- %s: %d invariant violations, e.g. %s\n", row.Policy, row.Violations, row.FirstViolation)

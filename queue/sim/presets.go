@@ -34,6 +34,8 @@ type Preset struct {
 	Ours []OursConfig
 	// MaxQueue overrides Workload.QueueCap as the default RunOptions.MaxQueue.
 	MaxQueue int
+	// Auto is ours(auto), compared with the fixed candidates (zero: none).
+	Auto OursConfig
 	// SeedPRs is the number of arrivals per seed of a multi-seed run
 	// (0 = MultiSeedPRs): long enough for the policies to reach steady
 	// state (SeedRow.Steady).
@@ -60,7 +62,27 @@ func (p Preset) Policies() []PolicySpec {
 	for _, o := range p.Ours {
 		out = append(out, PolicySpec{Kind: KindOurs, Ours: o})
 	}
+	if p.Auto.AutoTune {
+		out = append(out, PolicySpec{Kind: KindOurs, Ours: p.Auto})
+	}
 	return out
+}
+
+// withAuto gives every single-mode preset ours(auto), bounded by the most
+// CI runs at once of its fixed candidates. The parallel presets have none:
+// the evaluator fits no targets, so it cannot estimate parallel lanes.
+func withAuto(ps []Preset) []Preset {
+	for i, p := range ps {
+		if p.Workload.Targets > 0 {
+			continue
+		}
+		most := 0
+		for _, c := range p.Ours {
+			most = max(most, c.maxInFlight())
+		}
+		ps[i].Auto = AutoConfig("", most)
+	}
+	return ps
 }
 
 // lane is the log-normal spread of CI durations (p90/p50 ≈ 1.5, note §C2).
@@ -96,7 +118,7 @@ func Presets() []Preset {
 	burst.Warmup = 0
 	monorepo := base(300, 30*time.Minute, 0.10, 0)
 	monorepo.Targets, monorepo.ZipfS, monorepo.TargetsPerPR, monorepo.AllShare = MonorepoTargets, 0.6, 2, 0.002
-	return []Preset{
+	return withAuto([]Preset{
 		{Name: "small", Description: "small team: 2 PR/h, 10 min CI, 5 % broken, 1 % flaky",
 			Workload: base(2, 10*time.Minute, 0.05, 0.01), Concurrency: 4, Ours: singleCandidates(4)},
 		{Name: "shopify", Description: "Shopify-like: 17 PR/h, 20 min CI, 5 % broken, 2 % flaky",
@@ -138,7 +160,7 @@ func Presets() []Preset {
 			// one day, so the steady-state check compares like with like.
 			Workload: drifting(base(17, 20*time.Minute, 0.05, 0.02)), Concurrency: 12, Ours: singleCandidates(12),
 			SeedPRs: 3 * DriftingPRsPerDay},
-	}
+	})
 }
 
 // DriftingPRsPerDay is the expected number of arrivals in one day of the

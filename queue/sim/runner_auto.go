@@ -39,6 +39,16 @@ func AutoConfig(mode queue.Mode, maxRuns int) OursConfig {
 	return OursConfig{Mode: mode, AutoTune: true, AutoMaxRuns: maxRuns}
 }
 
+// maxInFlight is the most CI runs c may have at once (the World's
+// invariant): concurrency + bisectionConcurrency, or ours(auto)'s bound.
+func (c OursConfig) maxInFlight() int {
+	if c.AutoTune {
+		return c.AutoMaxRuns
+	}
+	s := c.Settings()
+	return s.Concurrency + s.EffectiveBisectionConcurrency()
+}
+
 // tuneEvaluator is the evaluator of ours(auto): the default one, or a
 // smaller one for tests (OursConfig.AutoEval).
 func tuneEvaluator(c OursConfig) TuneEvaluator { return c.AutoEval }
@@ -48,7 +58,6 @@ func (r *oursRun) startTuning(c OursConfig, settings queue.Settings) {
 	obs := autotune.NewObserver(TuneWindow)
 	r.auto = &autoRun{obs: obs, tuner: autotune.NewTuner(obs, tuneEvaluator(c),
 		autotune.Bounds{MaxRuns: c.AutoMaxRuns}, autotune.FromSettings(settings))}
-	r.world.SetMaxInFlight(c.AutoMaxRuns)
 	r.sim.After(RetuneEvery, r.retune)
 }
 

@@ -77,7 +77,7 @@ func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duratio
 		index: map[int]int{}, ci: rand.New(rand.NewPCG(seed, 0xc1c1c1c1))}
 	settings := p.Ours.Settings()
 	r.world = NewWorld(WorldConfig{Repo: simRepo, Branch: simBranch, Checks: []string{CICheck}, Now: s.Now})
-	r.world.SetMaxInFlight(settings.Concurrency + settings.EffectiveBisectionConcurrency())
+	r.world.SetMaxInFlight(p.Ours.maxInFlight())
 	r.world.SetOnPublish(r.published)
 	r.world.SetParallel(settings.Mode == queue.ModeParallel)
 	r.world.SetGitBuilds(p.Ours.GitBuilds)

@@ -48,6 +48,9 @@ func Quantile7(sorted []float64, q float64) float64 {
 type SeedRow struct {
 	Policy string
 	Kind   Kind
+	// Auto marks ours(auto): compared with the fixed settings, never one
+	// of them (BestOurs).
+	Auto bool
 	// Results are the runs on each seed, in the order of SeedReport.Seeds.
 	Results []Result
 	// Saturated are the saturated runs (Workload.Saturated) on each seed,
@@ -123,6 +126,7 @@ func RunPresetsSeeds(presets []Preset, policies func(Preset) []PolicySpec, seeds
 		for j, pol := range pols[i] {
 			row := &reps[i].Rows[j]
 			row.Policy, row.Kind, row.Results = pol.Label(), pol.Kind, make([]Result, len(seeds))
+			row.Auto = pol.Ours.AutoTune
 			for k, seed := range seeds {
 				jobs = append(jobs, seedJob{w: p.Workload, pol: pol, seed: seed, opts: o, out: &row.Results[k],
 					what: fmt.Sprintf("%s on %s, seed %d", pol.Label(), p.Name, seed)})

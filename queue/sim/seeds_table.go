@@ -30,7 +30,7 @@ func BeatsMedian(ours, base SeedRow) (bool, string) {
 func (r SeedReport) BestOurs() (best SeedRow, ok bool) {
 	bestWins := -1
 	for _, row := range r.Rows {
-		if row.Kind != KindOurs {
+		if row.Kind != KindOurs || row.Auto {
 			continue
 		}
 		w := r.wins(row)

@@ -71,6 +71,9 @@ func execute(o options, stdout, stderr io.Writer) error {
 			if r.Trace != nil {
 				fmt.Fprintf(stdout, "### Trace of %s\n\n```\n%s```\n\n", r.Policy, r.Trace.Text())
 			}
+			if o.trace && len(r.Retunes) > 0 {
+				fmt.Fprintf(stdout, "### Settings chosen by %s\n\n```\n%s\n```\n\n", r.Policy, strings.Join(r.Retunes, "\n"))
+			}
 		}
 	}
 	return nil

@@ -123,3 +123,57 @@ func TestTunerExplainsEachChange(t *testing.T) {
 		t.Error("the change is not in force")
 	}
 }
+
+func TestTunerKeepsATuningNearlyAsFast(t *testing.T) {
+	t.Parallel()
+	o := NewObserver(2 * time.Hour)
+	margin := 0.05
+	ev := table{f: func(t Tuning) Estimate {
+		p95 := 100 * time.Minute
+		if t.Batch && t.BatchMax == 8 {
+			p95 = time.Duration(float64(p95) * (1 - margin)) // the best, by margin
+		}
+		return Estimate{KeptUp: true, P95: p95, RunsPerMerge: 1}
+	}}
+	start := Tuning{Concurrency: 12}
+	tu := NewTuner(o, ev, Bounds{MaxRuns: 24}, start)
+	feed(o, newRng(), t0, 2, 20, 0.05, 0.01, 20*time.Minute, 0)
+	if c, ok, _ := tu.Retune(t0.Add(2 * time.Hour)); ok {
+		t.Fatalf("switched to %s for 5 %% (reason %q)", c.To, c.Reason)
+	}
+	if tu.Current() != start {
+		t.Fatalf("in force: %s", tu.Current())
+	}
+	// 20 % faster is worth a switch.
+	margin = 0.20
+	tu = NewTuner(o, ev, Bounds{MaxRuns: 24}, start)
+	if c, ok, _ := tu.Retune(t0.Add(2 * time.Hour)); !ok || c.To.BatchMax != 8 {
+		t.Fatalf("no switch for 20 %%: %+v", c)
+	}
+	// A tuning in force beyond the bounds is replaced whatever the margin.
+	margin = 0
+	tu = NewTuner(o, ev, Bounds{MaxRuns: 8}, start)
+	if c, ok, _ := tu.Retune(t0.Add(2 * time.Hour)); !ok || c.To.Runs() > 8 {
+		t.Fatalf("kept %s beyond 8 runs at once: %+v", start, c)
+	}
+}
+
+func TestTunerChoosesEarlyFromTheDefaults(t *testing.T) {
+	t.Parallel()
+	o := NewObserver(4 * time.Hour)
+	ev := table{f: func(t Tuning) Estimate {
+		return Estimate{KeptUp: t.Concurrency >= 12, P95: time.Hour, RunsPerMerge: 1}
+	}}
+	tu := NewTuner(o, ev, Bounds{MaxRuns: 24}, Tuning{Concurrency: 1})
+	// Ten arrivals and two runs in the first half hour: enough for a first
+	// choice, not for a second.
+	for i := range 10 {
+		o.Arrived(t0.Add(time.Duration(i) * 3 * time.Minute))
+	}
+	o.RunFinished(RunResult{Started: t0, Finished: t0.Add(15 * time.Minute), Passed: true, Tree: []int{1}})
+	o.RunFinished(RunResult{Started: t0.Add(15 * time.Minute), Finished: t0.Add(30 * time.Minute), Passed: true, Tree: []int{2}})
+	c, ok, err := tu.Retune(t0.Add(30 * time.Minute))
+	if err != nil || !ok || c.To.Concurrency < 12 {
+		t.Fatalf("first choice: %+v %v %v", c, ok, err)
+	}
+}

@@ -8,11 +8,22 @@ import (
 )
 
 // Evidence below which the Tuner keeps the current tuning: too few runs
-// or conclusions in the window to estimate rates.
+// or conclusions in the window to estimate rates. The first choice needs
+// only FirstRuns runs and FirstArrivals arrivals: the defaults (one run at
+// once) may be far too few for the traffic, and later choices correct a
+// rough first one.
 const (
-	MinRuns      = 5
-	MinConcluded = 5
+	MinRuns       = 5
+	MinConcluded  = 5
+	FirstRuns     = 2
+	FirstArrivals = 5
 )
+
+// SwitchMargin is how much lower the chosen tuning's estimated p95 must be
+// than the tuning in force's, on the same observation, to replace it
+// (unless the one in force falls behind or exceeds the bounds): estimates
+// from short simulations are noisy, and a change of settings is not free.
+const SwitchMargin = 0.10
 
 // Change is a retuning: the new tuning, why, and what the choice cost.
 type Change struct {
@@ -50,12 +61,17 @@ func NewTuner(obs *Observer, ev Evaluator, b Bounds, current Tuning) *Tuner {
 func (t *Tuner) Current() Tuning { return t.current }
 
 // Retune looks at the window ending at now. With enough evidence (MinRuns,
-// MinConcluded) and the traffic moved since the last choice (Moved), it
-// chooses again; it returns a Change when the choice differs from the
-// tuning in force, which it then takes as in force.
+// MinConcluded; FirstRuns and FirstArrivals for the first choice) and the
+// traffic moved since the last choice (Moved), it chooses again; it
+// returns a Change when the choice differs from the tuning in force and
+// is estimated SwitchMargin faster than it, and then takes it as in force.
 func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 	obs := t.Observer.Observe(now)
-	if obs.Runs < MinRuns || obs.Concluded < MinConcluded {
+	enough := obs.Runs >= MinRuns && obs.Concluded >= MinConcluded
+	if !t.chosen {
+		enough = obs.Runs >= FirstRuns && obs.Arrivals >= FirstArrivals
+	}
+	if !enough {
 		return Change{}, false, nil
 	}
 	if t.chosen && !Moved(t.basis, obs) {
@@ -70,10 +86,30 @@ func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 	if ch.Tuning == t.current {
 		return Change{}, false, nil
 	}
+	keep, err := t.keepCurrent(obs.Fitted(), ch)
+	if err != nil || keep {
+		return Change{}, false, err
+	}
 	c := Change{At: now, From: t.current, To: ch.Tuning, Observed: obs, Choice: ch,
 		Reason: why + ": " + diff(t.current, ch.Tuning)}
 	t.current = ch.Tuning
 	return c, true, nil
+}
+
+// keepCurrent reports whether the tuning in force is within SwitchMargin
+// of the choice's estimated p95, keeps up and respects the bounds.
+func (t *Tuner) keepCurrent(fitted Observation, ch Choice) (bool, error) {
+	if t.current.Runs() > t.Bounds.MaxRuns || t.current.Validate() != nil {
+		return false, nil
+	}
+	cur, err := t.Evaluator.Evaluate(fitted, t.current)
+	if err != nil {
+		return false, fmt.Errorf("failed to estimate the tuning in force %s: %w", t.current, err)
+	}
+	if !cur.KeptUp || (t.Bounds.MaxRunsPerMerge > 0 && cur.RunsPerMerge > t.Bounds.MaxRunsPerMerge) {
+		return false, nil
+	}
+	return float64(ch.Estimate.P95) > (1-SwitchMargin)*float64(cur.P95), nil
 }
 
 // Moved reports whether the traffic changed enough since basis to choose

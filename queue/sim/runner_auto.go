@@ -16,7 +16,7 @@ import (
 // (Service.UpdateQueue), which keeps the runs still valid.
 
 // RetuneEvery is how often ours(auto) looks at its observation.
-const RetuneEvery = 30 * time.Minute
+const RetuneEvery = 15 * time.Minute
 
 // TuneWindow is the sliding window of ours(auto)'s observer.
 const TuneWindow = 4 * time.Hour

@@ -108,3 +108,22 @@ func TestObserverLeavesUndecidedTreesOut(t *testing.T) {
 		t.Fatalf("after a rejection: %+v", obs)
 	}
 }
+
+func TestFittedObservationsShareNearbyValues(t *testing.T) {
+	t.Parallel()
+	a := Observation{Window: time.Hour, Arrivals: 17, ArrivalsPerHour: 17, CIMedian: 20 * time.Minute, CISigma: 0.31, FailRate: 0.049, FlakeRate: 0.021}
+	b := Observation{Window: 2 * time.Hour, Arrivals: 35, ArrivalsPerHour: 17.5, CIMedian: 20*time.Minute + 20*time.Second, CISigma: 0.33, FailRate: 0.052, FlakeRate: 0.019}
+	if a.Fitted() != b.Fitted() {
+		t.Errorf("nearby observations fit apart: %+v and %+v", a.Fitted(), b.Fitted())
+	}
+	c := a
+	c.FlakeRate = 0.15
+	if a.Fitted() == c.Fitted() || c.Fitted().FlakeRate != 0.12 && c.Fitted().FlakeRate != 0.18 {
+		t.Errorf("a flake storm fits as %+v", c.Fitted())
+	}
+	d := a
+	d.ArrivalsPerHour = 51
+	if a.Fitted().ArrivalsPerHour == d.Fitted().ArrivalsPerHour || math.Abs(d.Fitted().ArrivalsPerHour/51-1) > 0.08 {
+		t.Errorf("a release rush fits as %.1f/h", d.Fitted().ArrivalsPerHour)
+	}
+}

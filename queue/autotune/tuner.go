@@ -155,9 +155,10 @@ func movement(basis, now Observation, chosen bool) string {
 }
 
 // Fitted is the observation rounded to the precision a choice needs
-// (arrival rate and CI median to about 7 %, σ to 0.05, failure and flake
-// rates to a point), with the counts dropped: nearby observations give the
-// same fitted one, so an Evaluator may cache its estimates by it.
+// (arrival rate and CI median to about 8 %, σ to 0.1, failure and flake
+// rates to the nearest step of RateSteps), with the counts dropped: nearby
+// observations give the same fitted one, so an Evaluator may cache its
+// estimates by it.
 func (o Observation) Fitted() Observation {
 	logRound := func(x, step float64) float64 {
 		if x <= 0 {
@@ -166,10 +167,26 @@ func (o Observation) Fitted() Observation {
 		return math.Exp(math.Round(math.Log(x)/step) * step)
 	}
 	return Observation{
-		ArrivalsPerHour: math.Round(100*logRound(o.ArrivalsPerHour, 0.07)) / 100,
-		CIMedian:        time.Duration(logRound(o.CIMedian.Minutes(), 0.07) * float64(time.Minute)).Round(time.Second),
-		CISigma:         math.Round(min(max(o.CISigma, 0), 1.5)*20) / 20,
-		FailRate:        math.Round(min(o.FailRate, 0.9)*100) / 100,
-		FlakeRate:       math.Round(min(o.FlakeRate, 0.9)*100) / 100,
+		ArrivalsPerHour: math.Round(100*logRound(o.ArrivalsPerHour, 0.15)) / 100,
+		CIMedian:        time.Duration(logRound(o.CIMedian.Minutes(), 0.15) * float64(time.Minute)).Round(time.Second),
+		CISigma:         math.Round(min(max(o.CISigma, 0), 1.5)*10) / 10,
+		FailRate:        rateStep(o.FailRate),
+		FlakeRate:       rateStep(o.FlakeRate),
 	}
+}
+
+// RateSteps are the values a fitted failure or flake rate takes: finer
+// where a point matters (a 1 % and a 3 % flake rate call for different
+// settings, 30 % and 32 % do not).
+var RateSteps = []float64{0, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12, 0.18, 0.25, 0.35, 0.5, 0.7, 0.9}
+
+// rateStep is the step of RateSteps nearest to x.
+func rateStep(x float64) float64 {
+	best := RateSteps[0]
+	for _, s := range RateSteps {
+		if math.Abs(s-x) < math.Abs(best-x) {
+			best = s
+		}
+	}
+	return best
 }

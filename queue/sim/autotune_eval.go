@@ -19,7 +19,7 @@ import (
 // nearby ones share an entry).
 type TuneEvaluator struct {
 	// Seeds is the number of seeds (1, 2, …) a tuning is simulated on
-	// (0 = 2).
+	// (0 = 3).
 	Seeds int
 	// MaxPRs caps the PRs simulated per seed (0 = 160).
 	MaxPRs int
@@ -37,7 +37,7 @@ func (e TuneEvaluator) EvalPRs(perHour float64) int {
 
 func (e TuneEvaluator) seeds() []uint64 {
 	if e.Seeds <= 0 {
-		return Seeds(1, 2)
+		return Seeds(1, 3)
 	}
 	return Seeds(1, e.Seeds)
 }

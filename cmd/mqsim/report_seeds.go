@@ -36,6 +36,7 @@ func executeSeeds(o options, stdout, stderr io.Writer, done <-chan struct{}, che
 	}
 	if o.verbose {
 		fmt.Fprintf(stderr, "simulations over %d seeds: %v\n", o.seeds, time.Since(started).Round(time.Millisecond))
+		writeRetuneTimes(stderr, reps)
 	}
 	if *checks != nil {
 		fmt.Fprintf(stdout, "## Validation against closed forms\n\n`%s`\n\n%s\n", validateCommand(o), sim.ValidationMarkdown(*checks))
@@ -120,4 +121,25 @@ func summaryMarkdown(reps []sim.SeedReport) string {
 			sim.FormatSpread(best.WritesPerMerge, "%.2f"), sim.FormatSpread(best.PeakHourlyWrites, "%.0f"), list)
 	}
 	return s + "\n"
+}
+
+// writeRetuneTimes prints, for each ours(auto) row, its changes of
+// settings per seed and the longest a retuning took (wall time, so not in
+// the deterministic report).
+func writeRetuneTimes(w io.Writer, reps []sim.SeedReport) {
+	for _, rep := range reps {
+		for _, row := range rep.Rows {
+			if !row.Auto {
+				continue
+			}
+			var slowest time.Duration
+			changes := 0
+			for _, r := range row.Results {
+				slowest = max(slowest, r.SlowestRetune)
+				changes += len(r.Retunes)
+			}
+			fmt.Fprintf(w, "%s %s: %d changes of settings over %d seeds, slowest retune %v\n",
+				rep.Preset.Name, row.Policy, changes, len(row.Results), slowest.Round(time.Millisecond))
+		}
+	}
 }

@@ -30,6 +30,13 @@ func TestOursAutoRetunesFromTheDefaults(t *testing.T) {
 	if len(res.Retunes) == 0 || !strings.HasPrefix(strings.SplitN(res.Retunes[0], ": ", 2)[1], "first observation") {
 		t.Fatalf("no retune from the defaults: %v", res.Retunes)
 	}
+	again, err := Run(w, PolicySpec{Kind: KindOurs, Ours: auto}, 1, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.P95 != res.P95 || again.RunsPerMerge != res.RunsPerMerge || strings.Join(again.Retunes, "\n") != strings.Join(res.Retunes, "\n") {
+		t.Errorf("ours(auto) is not deterministic per seed: %v %v, then %v %v", res.P95.D, res.Retunes, again.P95.D, again.Retunes)
+	}
 	// The defaults (one run at once) cannot keep up with 17 PR/h of 20
 	// minutes: ours(k=1) falls behind where ours(auto) did not.
 	fixed, err := Run(w, PolicySpec{Kind: KindOurs, Ours: OursConfig{Concurrency: 1}}, 1, RunOptions{})

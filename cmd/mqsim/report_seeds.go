@@ -97,8 +97,8 @@ func maxQueue(p sim.Preset) int {
 // medians) against the best baseline that keeps up.
 func summaryMarkdown(reps []sim.SeedReport) string {
 	s := "## Summary: medians over seeds\n\n" +
-		"| preset | our best setting | kept up | p50 ×O | p95 (min) | p95 ×O | CI runs/merge | GitHub writes/merge | peak GitHub writes/h | baselines beaten |\n" +
-		"|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n"
+		"| preset | our best setting | kept up | p50 ×O | p95 (min) | p95 ×O | CI runs/merge | GitHub writes/merge | peak GitHub writes/h | baselines beaten | ours(auto): p95 (min), CI runs/merge |\n" +
+		"|---|---|--:|--:|--:|--:|--:|--:|--:|---|---|\n"
 	for _, rep := range reps {
 		best, ok := rep.BestOurs()
 		if !ok {
@@ -115,10 +115,16 @@ func summaryMarkdown(reps []sim.SeedReport) string {
 			list = fmt.Sprint(beaten)
 			list = list[1 : len(list)-1]
 		}
-		s += fmt.Sprintf("| %s | `%s` | %d/%d | %s | %s | %s | %s | %s | %s | %s |\n", rep.Preset.Name, best.Policy,
+		auto := "–"
+		for _, row := range rep.Rows {
+			if row.Auto {
+				auto = fmt.Sprintf("%s, %s", sim.FormatSpreadMinutes(row.P95), sim.FormatSpread(row.RunsPerMerge, "%.2f"))
+			}
+		}
+		s += fmt.Sprintf("| %s | `%s` | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s |\n", rep.Preset.Name, best.Policy,
 			best.Stable, len(best.Results), sim.FormatSpread(best.P50x, "%.2f"), sim.FormatSpreadMinutes(best.P95),
 			sim.FormatSpread(best.P95x, "%.2f"), sim.FormatSpread(best.RunsPerMerge, "%.2f"),
-			sim.FormatSpread(best.WritesPerMerge, "%.2f"), sim.FormatSpread(best.PeakHourlyWrites, "%.0f"), list)
+			sim.FormatSpread(best.WritesPerMerge, "%.2f"), sim.FormatSpread(best.PeakHourlyWrites, "%.0f"), list, auto)
 	}
 	return s + "\n"
 }

@@ -50,3 +50,20 @@ func TestSeedsReportMediansAndPlot(t *testing.T) {
 		t.Errorf("-seeds -1: exit %d, want 2", code)
 	}
 }
+
+// TestSeedsReportOursAuto: a single-mode preset's report has ours(auto)
+// beside the fixed settings, in the summary and against issue #20's
+// acceptance.
+func TestSeedsReportOursAuto(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	if code := run([]string{"-preset", "small", "-prs", "40", "-seeds", "2", "-policy", "oracle,ours"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, want := range []string{"| ours(auto): p95 (min), CI runs/merge |", "| ours(auto,≤8 runs) | 2/2 |",
+		"- ours(auto,≤8 runs) within 10 % of the best fixed p95 at no more runs per merge: **"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

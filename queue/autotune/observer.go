@@ -18,8 +18,9 @@ type RunResult struct {
 
 // Observation is what an Observer saw over its window.
 type Observation struct {
-	// Window is the span the figures cover (shorter than the Observer's
-	// window until that much time has passed since the first event).
+	// Window is the span the arrivals cover: the Observer's window (less
+	// until that much time has passed since the first event), or longer
+	// when it keeps older arrivals to have MinKept.
 	Window time.Duration
 	// Arrivals, Runs and Concluded count the events behind the figures.
 	Arrivals, Runs, Concluded int
@@ -115,15 +116,20 @@ func (o *Observer) Concluded(at time.Time, pr int, merged bool) {
 	}
 }
 
-// prune forgets what ended before the window (a PR's proof is kept for two
-// windows: a run's tree may hold a PR concluded a little before the run
-// finished).
+// MinKept is how many of the latest arrivals, runs and conclusions the
+// observer keeps even when they are older than its window: a quiet queue's
+// window holds too few to estimate a rate.
+const MinKept = 40
+
+// prune forgets what ended before the window, but for the latest MinKept
+// of each kind (a PR's proof is kept for two windows: a run's tree may
+// hold a PR concluded a little before the run finished).
 func (o *Observer) prune(now time.Time) {
 	from := now.Add(-o.window)
 	o.arrivals = dropBefore(o.arrivals, func(t time.Time) bool { return t.Before(from) })
 	o.runs = dropBefore(o.runs, func(r RunResult) bool { return r.Finished.Before(from) })
 	o.concluded = dropBefore(o.concluded, func(c conclusion) bool { return c.at.Before(from) })
-	old := now.Add(-2 * o.window)
+	old := now.Add(-2 * max(o.window, o.span(now)))
 	for _, m := range []map[int]time.Time{o.good, o.bad} {
 		for pr, at := range m {
 			if at.Before(old) {
@@ -133,12 +139,22 @@ func (o *Observer) prune(now time.Time) {
 	}
 }
 
-// dropBefore removes the leading elements for which old is true (the
-// elements are in about time order; a late report stays until it is at the
-// front).
+// span is how far back the arrivals kept reach (the window, or more for
+// the latest MinKept).
+func (o *Observer) span(now time.Time) time.Duration {
+	s := min(o.window, now.Sub(o.first))
+	if len(o.arrivals) > 0 {
+		s = max(s, now.Sub(o.arrivals[0]))
+	}
+	return s
+}
+
+// dropBefore removes the leading elements for which old is true, keeping
+// the last MinKept (the elements are in about time order; a late report
+// stays until it is at the front).
 func dropBefore[T any](xs []T, old func(T) bool) []T {
 	i := 0
-	for i < len(xs) && old(xs[i]) {
+	for i < len(xs)-MinKept && old(xs[i]) {
 		i++
 	}
 	if i == 0 {
@@ -156,7 +172,7 @@ func (o *Observer) Observe(now time.Time) Observation {
 	if o.first.IsZero() {
 		return obs
 	}
-	obs.Window = min(o.window, now.Sub(o.first))
+	obs.Window = o.span(now)
 	obs.Arrivals, obs.Runs, obs.Concluded = len(o.arrivals), len(o.runs), len(o.concluded)
 	if obs.Window > 0 {
 		obs.ArrivalsPerHour = float64(len(o.arrivals)) / obs.Window.Hours()

@@ -127,3 +127,16 @@ func TestFittedObservationsShareNearbyValues(t *testing.T) {
 		t.Errorf("a release rush fits as %.1f/h", d.Fitted().ArrivalsPerHour)
 	}
 }
+
+func TestObserverKeepsEnoughOfAQuietQueue(t *testing.T) {
+	t.Parallel()
+	o := NewObserver(4 * time.Hour)
+	feed(o, rand.New(rand.NewPCG(5, 6)), t0, 100, 2, 0.05, 0.01, 10*time.Minute, 0)
+	obs := o.Observe(t0.Add(100 * time.Hour))
+	if obs.Arrivals < MinKept || obs.Window <= 4*time.Hour {
+		t.Fatalf("kept %d arrivals over %v, want at least %d", obs.Arrivals, obs.Window, MinKept)
+	}
+	if math.Abs(obs.ArrivalsPerHour/2-1) > 0.35 {
+		t.Errorf("%.2f arrivals per hour, want about 2", obs.ArrivalsPerHour)
+	}
+}

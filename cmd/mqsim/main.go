@@ -53,6 +53,7 @@ type options struct {
 	oursSet  bool // some -ours-* flag was given: run only that setting of ours
 	// gitBuilds charges ours' test branches as the git builder builds them.
 	gitBuilds bool
+	noAuto    bool // leave ours(auto) out
 }
 
 // run parses args, runs the simulations and returns the exit code.
@@ -104,6 +105,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.verbose, "v", false, "print each simulation's wall time to stderr")
 	fs.BoolVar(&o.trace, "trace", false, "one seed only: after each run of ours, print what the engine did over time (restarts by reason, ALL PRs, 15-minute buckets)")
 	fs.IntVar(&o.maxQueue, "max-queue", 0, "stop a simulation as unstable once more PRs than this are queued (0 = the preset's)")
+	fs.BoolVar(&o.noAuto, "no-auto", false, "leave out ours(auto), the self-tuning queue (its estimates are most of a run's time)")
 	fs.StringVar(&o.cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.StringVar(&mode, "ours-mode", "", "our queue mode: single or parallel (default: parallel when the preset has targets)")
 	fs.IntVar(&o.ours.Concurrency, "ours-concurrency", 0, "our concurrency (test runs at once)")
@@ -178,7 +180,7 @@ func selectPolicies(p sim.Preset, o options) ([]sim.PolicySpec, error) {
 	}
 	var out []sim.PolicySpec
 	for _, pol := range p.Policies() {
-		if !want[pol.Kind] || (pol.Kind == sim.KindOurs && o.oursSet) {
+		if !want[pol.Kind] || (pol.Kind == sim.KindOurs && (o.oursSet || (o.noAuto && pol.Ours.AutoTune))) {
 			continue
 		}
 		if pol.Kind == sim.KindOurs && o.gitBuilds {

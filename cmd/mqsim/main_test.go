@@ -74,3 +74,28 @@ func mustPreset(t *testing.T, name string) sim.Preset {
 	}
 	return p
 }
+
+func TestNoAutoLeavesOutOursAuto(t *testing.T) {
+	t.Parallel()
+	p := mustPreset(t, "shopify")
+	for _, c := range []struct {
+		args []string
+		auto bool
+	}{{nil, true}, {[]string{"-no-auto"}, false}} {
+		o, err := parse(c.args, &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pols, err := selectPolicies(p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, pol := range pols {
+			found = found || pol.Ours.AutoTune
+		}
+		if found != c.auto {
+			t.Errorf("%v: ours(auto) selected %v, want %v", c.args, found, c.auto)
+		}
+	}
+}

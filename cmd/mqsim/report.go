@@ -161,6 +161,9 @@ func presetCommand(p sim.Preset, o options) string {
 	if o.oursSet {
 		args = append(args, oursFlags(o.ours)...)
 	}
+	if o.noAuto {
+		args = append(args, "-no-auto")
+	}
 	return strings.Join(args, " ")
 }
 

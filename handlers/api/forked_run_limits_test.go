@@ -178,7 +178,10 @@ func TestForkRunAnswersAreKept(t *testing.T) {
 // once (a slow body holds its slot, not more).
 func TestForkRunInFlightBound(t *testing.T) {
 	t.Parallel()
-	h, _ := forkHarness(t, ForkRunLimits{InFlight: 1})
+	// Only the in-flight bound may refuse here: the per-address bucket
+	// (whose clock stands still in this test) must not run dry while
+	// the loop below probes.
+	h, _ := forkHarness(t, ForkRunLimits{InFlight: 1, PerAddress: Rate{Burst: 1 << 30, Every: time.Second}})
 	pr, pw := io.Pipe()
 	req, err := http.NewRequest(http.MethodPost, h.srv.URL+"/v1/setImpactedTargets", pr)
 	if err != nil {
@@ -205,6 +208,9 @@ func TestForkRunInFlightBound(t *testing.T) {
 		r := h.forkUpload(2, 12)
 		if r.status == http.StatusTooManyRequests {
 			want429(t, r, "1")
+			if !strings.Contains(r.body, "at once") {
+				t.Fatalf("refused for another reason than the in-flight bound: %q", r.body)
+			}
 			break
 		}
 		if r.status != http.StatusOK || time.Now().After(deadline) {

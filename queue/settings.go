@@ -128,3 +128,14 @@ func cutBotSuffix(login string) (string, bool) {
 	}
 	return login, false
 }
+
+// checkFastForwardLanding (the Across rule of fastForwardLanding): landing
+// by fast-forward keeps the test commit's merge commits, which is the
+// merge_commit method's history; squash or rebase would leave each PR
+// closed, not merged.
+func checkFastForwardLanding(s Settings) error {
+	if s.FastForwardLanding && s.MergeMethod != MergeCommit {
+		return Inputf("fastForwardLanding requires mergeMethod merge_commit (squash or rebase cannot land by fast-forward), got mergeMethod %s", s.MergeMethod)
+	}
+	return nil
+}

@@ -191,6 +191,12 @@ type Settings struct {
 	// of the runs the queue started in the last hour, rounded up (0 =
 	// DefaultCheckRetryBudgetPercent).
 	CheckRetryBudgetPercent int
+	// FastForwardLanding lands a passed unit by one fast-forward of the target
+	// branch to its tested commit, whose merge commits carry GitHub's
+	// messages, instead of one PR merge per entry (our extension; only with
+	// MergeMethod merge_commit). A refused fast-forward falls back to the PR
+	// merges.
+	FastForwardLanding bool
 }
 
 // DefaultSettings are the settings of a new queue (SPEC §7); the others are
@@ -285,6 +291,7 @@ type QueueUpdate struct {
 	StallAlertMinutes          *int
 	CheckRetries               *int
 	CheckRetryBudgetPercent    *int
+	FastForwardLanding         *bool
 }
 
 // CheckFields checks each field u writes on its own: an enum's value (in any
@@ -519,6 +526,9 @@ func (u QueueUpdate) ApplySettings(s Settings) (Settings, error) {
 	if u.CheckRetryBudgetPercent != nil {
 		s.CheckRetryBudgetPercent = *u.CheckRetryBudgetPercent
 	}
+	if u.FastForwardLanding != nil {
+		s.FastForwardLanding = *u.FastForwardLanding
+	}
 	if err := s.Validate(); err != nil {
 		return s, err
 	}
@@ -604,6 +614,9 @@ func (s Settings) Validate() error {
 		if s.CheckRetryBudgetPercent < 1 || s.CheckRetryBudgetPercent > MaxCheckRetryBudgetPercent {
 			return Inputf("checkRetryBudgetPercent must be between 1 and %d, got %d", MaxCheckRetryBudgetPercent, s.CheckRetryBudgetPercent)
 		}
+	}
+	if err := checkFastForwardLanding(s); err != nil {
+		return err
 	}
 	return nil
 }

@@ -52,6 +52,7 @@ type queueFields struct {
 	StallAlertMinutes           *int               `json:"stallAlertMinutes"`
 	CheckRetries                *int               `json:"checkRetries"`
 	CheckRetryBudgetPercent     *int               `json:"checkRetryBudgetPercent"`
+	FastForwardLanding          *bool              `json:"fastForwardLanding"`
 }
 
 // settingsUpdate is the queue.QueueUpdate of the settings fields (State
@@ -95,6 +96,7 @@ func (f *queueFields) settingsUpdate() (queue.QueueUpdate, error) {
 		StallAlertMinutes:           f.StallAlertMinutes,
 		CheckRetries:                f.CheckRetries,
 		CheckRetryBudgetPercent:     f.CheckRetryBudgetPercent,
+		FastForwardLanding:          f.FastForwardLanding,
 	}, nil
 }
 
@@ -141,6 +143,7 @@ type queueJSON struct {
 	StallAlertMinutes           int               `json:"stallAlertMinutes"`
 	CheckRetries                int               `json:"checkRetries"`
 	CheckRetryBudgetPercent     int               `json:"checkRetryBudgetPercent"`
+	FastForwardLanding          bool              `json:"fastForwardLanding"`
 }
 
 // newQueueJSON renders q: each setting as its declaration shows it (an unset
@@ -185,5 +188,6 @@ func newQueueJSON(q *queue.Queue) queueJSON {
 		StallAlertMinutes:           s.StallAlertMinutes,
 		CheckRetries:                s.CheckRetries,
 		CheckRetryBudgetPercent:     s.EffectiveCheckRetryBudgetPercent(),
+		FastForwardLanding:          s.FastForwardLanding,
 	}
 }

@@ -127,6 +127,7 @@ var queueShape = map[string]string{
 	"stallAlertMinutes":           "integer",
 	"checkRetries":                "integer",
 	"checkRetryBudgetPercent":     "integer",
+	"fastForwardLanding":          "boolean",
 }
 
 // enqueuedShape is seed §2.4.

@@ -166,6 +166,9 @@ func TestEveryDeclaredSettingRoundTrips(t *testing.T) {
 				want = "[]"
 			}
 			field := map[string]any{s.API: written(s)}
+			for k, v := range s.ExampleWith {
+				field[k] = v
+			}
 
 			wantEmptyObject(t, h.post("createQueue", branchBody(t, "created", field)))
 			got, _ := rawFields(t, h.post("getQueue", branchBody(t, "created", nil)))
@@ -240,4 +243,28 @@ func TestDocsShowTheAPIFields(t *testing.T) {
 			t.Errorf("docs/api.md's settings table has no row for %s", k)
 		}
 	}
+}
+
+// fastForwardLanding is refused, naming it and changing nothing, unless
+// mergeMethod is merge_commit, in the same request or already stored; a
+// mergeMethod change that would break the rule is refused too.
+func TestFastForwardLandingNeedsMergeCommits(t *testing.T) {
+	t.Parallel()
+	h := newLiveHarness(t)
+	wantError(t, h.post("createQueue", branchBody(t, "main", map[string]any{"fastForwardLanding": true})), 400, "fastForwardLanding requires mergeMethod merge_commit")
+	if r := h.post("getQueue", branchBody(t, "main", nil)); r.status != 404 {
+		t.Fatalf("a refused createQueue created the queue: %d %s", r.status, r.body)
+	}
+	wantEmptyObject(t, h.post("createQueue", branchBody(t, "main", map[string]any{"mergeMethod": "rebase"})))
+	before := h.post("getQueue", branchBody(t, "main", nil)).body
+	wantError(t, h.post("updateQueue", branchBody(t, "main", map[string]any{"fastForwardLanding": true})), 400, "fastForwardLanding")
+	wantError(t, h.post("updateQueue", branchBody(t, "main", map[string]any{"fastForwardLanding": true, "mergeMethod": "squash"})), 400, "fastForwardLanding")
+	if after := h.post("getQueue", branchBody(t, "main", nil)).body; after != before {
+		t.Errorf("a refused update changed the queue:\n%s\n%s", before, after)
+	}
+	got, _ := rawFields(t, h.post("updateQueue", branchBody(t, "main", map[string]any{"fastForwardLanding": true, "mergeMethod": "merge_commit"})))
+	if string(got["fastForwardLanding"]) != "true" || string(got["mergeMethod"]) != `"merge_commit"` {
+		t.Fatalf("fastForwardLanding with merge_commit: %s, %s", got["fastForwardLanding"], got["mergeMethod"])
+	}
+	wantError(t, h.post("updateQueue", branchBody(t, "main", map[string]any{"mergeMethod": "squash"})), 400, "fastForwardLanding")
 }

@@ -96,6 +96,14 @@ type Setting struct {
 	// WriteCheck is like Check, but run only on the values written, not by
 	// Validate (settings built in code need not pass it).
 	WriteCheck string
+	// Across names a function of package queue checking the settings as a
+	// whole, func(Settings) error, for a rule between this setting and
+	// others (a value valid only with another's): run by Validate, so on
+	// every write. Its error is an *InputError naming this setting.
+	Across string
+	// ExampleWith are the other settings (API name to value) a client
+	// writes with Example for Across to accept it.
+	ExampleWith map[string]any
 
 	// Delete is a NullableList's request-only boolean field that resets
 	// it to nil; DeleteRule documents it.
@@ -304,6 +312,11 @@ func validateOne(s Setting, all []Setting) error {
 		other, ok := findAPI(all, s.AtLeast)
 		if !ok || other.Kind != Int || s.Kind != Int {
 			return fmt.Errorf("atLeast %q: an Int may only be at least another Int", s.AtLeast)
+		}
+	}
+	for api := range s.ExampleWith {
+		if _, ok := findAPI(all, api); !ok || s.Across == "" {
+			return fmt.Errorf("exampleWith %q: must name another setting, for a setting with a rule across settings (Across)", api)
 		}
 	}
 	if s.DefaultFrom != "" {

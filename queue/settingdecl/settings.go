@@ -282,4 +282,17 @@ var All = []Setting{
 		Example:  50,
 		SimFixed: "the suite does not retry (checkRetries is fixed at 0)",
 	},
+	{
+		API: "fastForwardLanding", Field: "FastForwardLanding", Store: "fast_forward_landing", Kind: Bool, LaterKey: true,
+		Across: "checkFastForwardLanding", ExampleWith: map[string]any{"mergeMethod": "merge_commit"},
+		Doc: "FastForwardLanding lands a passed unit by one fast-forward of the target branch to its tested commit, " +
+			"whose merge commits carry GitHub's messages, instead of one PR merge per entry (our extension; " +
+			"only with MergeMethod merge_commit). A refused fast-forward falls back to the PR merges.",
+		Rule: "our extension, only with `mergeMethod` `merge_commit` (refused otherwise): a passed unit lands by one " +
+			"non-forced update of the target branch to its tested commit, whose merge commits read \"Merge pull request " +
+			"#N from owner/branch\" and the PR title (or its `merge-commit-title:`), so GitHub shows each PR merged; " +
+			"if GitHub refuses the update (not a fast-forward, branch protection) the unit merges PR by PR as by default",
+		Example:  true,
+		SimFixed: "the simulated GitHub (sim.World) does not fast-forward yet: the unit would land by PR merges as by default",
+	},
 }

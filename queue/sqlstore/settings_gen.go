@@ -57,4 +57,7 @@ type settingsDoc struct {
 	// Added after queues were stored: older rows lack it and decode as the
 	// zero value (checkRetryBudgetPercent's default).
 	CheckRetryBudgetPercent int `json:"check_retry_budget_percent"`
+	// Added after queues were stored: older rows lack it and decode as the
+	// zero value (fastForwardLanding's default).
+	FastForwardLanding bool `json:"fast_forward_landing"`
 }

@@ -234,6 +234,9 @@ func renderValidate(w *writer, all []settingdecl.Setting) {
 		if s.Check != "" {
 			body.f("\tif err := %s(s.%s); err != nil {\n\t\treturn err\n\t}\n", s.Check, f)
 		}
+		if s.Across != "" {
+			body.f("\tif err := %s(s); err != nil {\n\t\treturn err\n\t}\n", s.Across)
+		}
 		switch {
 		case body.Len() == 0:
 		case s.Unset:

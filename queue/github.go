@@ -284,3 +284,28 @@ type TestPRWriter interface {
 	// branch head in repo itself; 0 if there is none.
 	FindPRByHead(ctx context.Context, repo Repo, head string) (int, error)
 }
+
+// ChainCommit is a commit of a first-parent chain with its parents, first
+// parent first.
+type ChainCommit struct {
+	SHA     string
+	Parents []string
+}
+
+// ErrNotFastForward: the target branch was not moved because the update
+// was not a fast-forward of its head (or the head was not the one given).
+var ErrNotFastForward = errors.New("update is not a fast-forward")
+
+// FastForwarder is the optional part of the GitHub port that lands a
+// passed unit by moving the target branch to its tested commit
+// (Settings.FastForwardLanding). A port without it merges PR by PR.
+type FastForwarder interface {
+	// FirstParents returns up to n commits of sha's first-parent chain,
+	// sha first, each with its parents.
+	FirstParents(ctx context.Context, repo Repo, sha string, n int) ([]ChainCommit, error)
+	// FastForward moves branch from commit from to commit to without
+	// force. A refusal (not a fast-forward: ErrNotFastForward; branch
+	// protection or any other: a *RejectedError) moved nothing; an
+	// ErrTransient leaves the outcome unknown, to be read back.
+	FastForward(ctx context.Context, repo Repo, branch, from, to string) error
+}

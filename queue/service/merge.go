@@ -34,6 +34,9 @@ type mergeOutcome struct {
 // arrived, stops the merge), GitHub merges, and the landed tree is
 // verified; then the outcome is recorded.
 func (s *Service) merge(ctx context.Context, fx *effects, snap *engine.Snapshot, m engine.Merge, head *string) error {
+	if landing, err := s.fastForwardUnit(ctx, fx, snap, m, head); landing {
+		return err
+	}
 	q := snap.Queue
 	e, r := snap.Entry(m.EntryID), snap.Run(m.RunID)
 	if e != nil && m.RunID == "" {

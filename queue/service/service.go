@@ -80,6 +80,8 @@ type Service struct {
 	targets    *targetCache
 	inflight   *inflight
 	lanes      *laneBook
+	ffRefused  ffRefusals // runs whose fast-forward landing was refused (landing.go)
+	prHeads    headBook   // PRs' head branches, for merge messages (landing_message.go)
 	rec        *Reconciler
 }
 

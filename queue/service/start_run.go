@@ -86,7 +86,13 @@ func (s *Service) startRun(ctx context.Context, fx *effects, snap *engine.Snapsh
 
 	var built queue.Built
 	var buildErr error
+	messages := s.landingMessages(snap, a) // GitHub's messages, to land by fast-forward
 	fx.later(func(ctx context.Context) {
+		if messages != nil {
+			if buildErr = messages(ctx, spec.Heads); buildErr != nil {
+				return
+			}
+		}
 		built, buildErr = s.gh.BuildBranch(ctx, q.Key.Repo, spec)
 		s.lanes.set(q.ID, built.SHA) // "" (unknown) after a failure
 	})

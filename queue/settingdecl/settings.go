@@ -292,7 +292,6 @@ var All = []Setting{
 			"non-forced update of the target branch to its tested commit, whose merge commits read \"Merge pull request " +
 			"#N from owner/branch\" and the PR title (or its `merge-commit-title:`), so GitHub shows each PR merged; " +
 			"if GitHub refuses the update (not a fast-forward, branch protection) the unit merges PR by PR as by default",
-		Example:  true,
-		SimFixed: "the simulated GitHub (sim.World) does not fast-forward yet: the unit would land by PR merges as by default",
+		Example: true,
 	},
 }

@@ -191,6 +191,7 @@ func (d *Driver) randomSettings(checks []string) queue.Settings {
 		s.BisectionParts = 2 + r.IntN(4)
 	}
 	s.IsolationRuns = r.IntN(3) == 0
+	s.FastForwardLanding = s.MergeMethod == queue.MergeCommit && r.IntN(2) == 0
 	return s
 }
 
@@ -199,10 +200,10 @@ func describeSettings(s queue.Settings) string {
 	if s.RequiredStatuses != nil {
 		required = fmt.Sprint(s.RequiredStatuses)
 	}
-	return fmt.Sprintf("{%s, direct %s, concurrency %d, requiredStatuses %s, timeout %dm, batch %v min %d max %d wait %dm, pendingFailureDepth %d, optimistic %v, bisectionConcurrency %d, bisectionParts %d, optimization %s, notReadyTimeout %dh, %s}",
+	return fmt.Sprintf("{%s, direct %s, concurrency %d, requiredStatuses %s, timeout %dm, batch %v min %d max %d wait %dm, pendingFailureDepth %d, optimistic %v, bisectionConcurrency %d, bisectionParts %d, optimization %s, notReadyTimeout %dh, %s, fastForwardLanding %v}",
 		s.Mode, s.DirectMergeMode, s.Concurrency, required, s.TestingTimeoutMinutes, s.Batch, s.BatchingMinSize, s.EffectiveBatchingMaxSize(),
 		s.BatchingMaxWaitTimeMinutes, s.PendingFailureDepth, s.CanOptimisticallyMerge, s.EffectiveBisectionConcurrency(),
-		s.EffectiveBisectionParts(), s.OptimizationMode, s.NotReadyTimeoutHours, s.MergeMethod)
+		s.EffectiveBisectionParts(), s.OptimizationMode, s.NotReadyTimeoutHours, s.MergeMethod, s.FastForwardLanding)
 }
 
 // Run runs the random steps, then the drain, and returns the first

@@ -48,13 +48,17 @@ func (c *Client) FirstParents(ctx context.Context, repo queue.Repo, sha string, 
 	return out, nil
 }
 
-// FastForward moves refs/heads/branch to `to` with one non-forced
+// FastForward moves refs/heads/branch to `to`: with git builds by a git
+// push without force (gitbuild_fastforward.go); else with one non-forced
 // PATCH /git/refs (GitHub refuses an update that is not a fast-forward
 // with 422 "Update is not a fast forward", and a protected branch's with
 // "Protected branch update failed"). GitHub's PATCH cannot check that
 // the branch is still at from: a branch moved meanwhile to a commit that
 // `to` contains is moved on, which the caller reads back (BranchHead).
 func (c *Client) FastForward(ctx context.Context, repo queue.Repo, branch, from, to string) error {
+	if c.git != nil { // WithGitBuilds: a git push, free of API requests
+		return c.git.fastForward(ctx, c, repo, branch, from, to)
+	}
 	what := fmt.Sprintf("fast-forward %s of %s from %s to %s", branch, repo.FullName(), from, to)
 	if err := checkPathText("commit", to); err != nil {
 		return fmt.Errorf("failed to %s: %w", what, err)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mergequeue/mq/app"
 	"github.com/mergequeue/mq/githubx/fakegithub"
 	"github.com/mergequeue/mq/queue"
 )
@@ -144,6 +145,20 @@ func TestBurstLandsByFastForward(t *testing.T) {
 	assertLandedByFastForward(t, h, prs)
 	if n := after[prMergeCall] - before[prMergeCall]; n != 0 {
 		t.Errorf("%d PUT /pulls/N/merge: the units did not land by fast-forward", n)
+	}
+}
+
+// With git-built test branches the fast-forward is a git push: landing
+// the burst costs no content-creating request for the merges at all.
+func TestBurstLandsByFastForwardWithGitBuilds(t *testing.T) {
+	t.Parallel()
+	h := newHarnessWith(t, Options{TestBranches: app.TestBranchesGit})
+	prs, before, after := startFastForwardBurst(t, h, nil)
+	assertLandedByFastForward(t, h, prs)
+	for _, call := range []string{prMergeCall, refUpdateCall} {
+		if n := after[call] - before[call]; n != 0 {
+			t.Errorf("%d %s: with git builds a unit lands by a git push", n, call)
+		}
 	}
 }
 

@@ -251,12 +251,14 @@ func measure(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	var writes *writeRow
 	if o.wants("writes") {
-		writes = &writeRow{Builders: o.builders, Single: make([]writeSeries, len(o.builders)), Batched: make([]writeSeries, len(o.builders))}
+		writes = &writeRow{Builders: o.builders, Single: make([]writeSeries, len(o.builders)), Batched: make([]writeSeries, len(o.builders)),
+			FastForward: make([]writeSeries, len(o.builders))}
 		for round := range o.rounds {
 			for b, builder := range o.builders {
-				for i, batch := range []int{0, writesBatch} {
-					progress("round %d/%d: GitHub calls per merged PR (%d PRs, batches of %d, test branches: %s)", round+1, o.rounds, o.prs, max(batch, 1), builder)
-					w, err := measureWrites(ctx, o.prs, o.concurrency, batch, o.reconcile, o.postgres, builder)
+				for i, batch := range []int{0, writesBatch, writesBatch} {
+					ff := i == 2 // landing by fast-forward (fastForwardLanding)
+					progress("round %d/%d: GitHub calls per merged PR (%d PRs, batches of %d, test branches: %s, fast-forward landing: %v)", round+1, o.rounds, o.prs, max(batch, 1), builder, ff)
+					w, err := measureWrites(ctx, o.prs, o.concurrency, batch, ff, o.reconcile, o.postgres, builder)
 					if err != nil {
 						return err
 					}
@@ -267,10 +269,7 @@ func measure(ctx context.Context, o options, stdout, stderr io.Writer) error {
 						}
 					}
 					wr, calls := w.PerMerge()
-					sc := &writes.Single[b]
-					if i == 1 {
-						sc = &writes.Batched[b]
-					}
+					sc := []*writeSeries{&writes.Single[b], &writes.Batched[b], &writes.FastForward[b]}[i]
 					sc.Writes = append(sc.Writes, wr)
 					sc.Calls = append(sc.Calls, calls)
 					sc.Git = append(sc.Git, float64(w.Git)/float64(max(w.Merged, 1)))

@@ -51,11 +51,11 @@ type loadRow struct {
 }
 
 // writeRow is the writes figures over the rounds, for each test branch
-// builder (Builders, in column order): without batching, and with
-// batches of writesBatch.
+// builder (Builders, in column order): without batching, with batches of
+// writesBatch, and with batches landing by fast-forward.
 type writeRow struct {
-	Builders        []string
-	Single, Batched []writeSeries // by builder
+	Builders                     []string
+	Single, Batched, FastForward []writeSeries // by builder
 }
 
 // writeSeries is one writes figure over the rounds.
@@ -118,15 +118,16 @@ func report(w io.Writer, o options, rows []loadRow, writes *writeRow, loadAvg st
 			o.prs, o.concurrency, o.reconcile)
 		header, rule := "| figure |", "|---|"
 		for _, b := range writes.Builders {
-			header += fmt.Sprintf(" %s, without batching | %s, batches of %d |", b, b, writesBatch)
-			rule += "---|---|"
+			header += fmt.Sprintf(" %s, without batching | %s, batches of %d | %s, batches of %d landing by fast-forward |", b, b, writesBatch, b, writesBatch)
+			rule += "---|---|---|"
 		}
 		fmt.Fprintln(w, header)
 		fmt.Fprintln(w, rule)
 		row := func(name string, get func(writeSeries) series, format string) {
 			line := "| " + name + " |"
 			for i := range writes.Builders {
-				line += " " + spreadOf(get(writes.Single[i]), format, 1) + " | " + spreadOf(get(writes.Batched[i]), format, 1) + " |"
+				line += " " + spreadOf(get(writes.Single[i]), format, 1) + " | " + spreadOf(get(writes.Batched[i]), format, 1) + " | " +
+					spreadOf(get(writes.FastForward[i]), format, 1) + " |"
 			}
 			fmt.Fprintln(w, line)
 		}

@@ -52,13 +52,14 @@ func isWrite(key string) bool {
 // isGit tells a git smart HTTP request from a CallCounts key.
 func isGit(key string) bool { return strings.HasPrefix(key, "GIT ") }
 
-// measureWrites starts a service of its own (a queue of concurrency, no
-// batching), opens prs PRs, holds CI and submits them all at once, then
+// measureWrites starts a service of its own (a queue of concurrency,
+// batches of batch when above 1, landing by fast-forward when
+// fastForward), opens prs PRs, holds CI and submits them all at once, then
 // answers CI in queue order: whenever as many runs are pending as can be
 // (concurrency, or the PRs left), the oldest passes. It counts the GitHub
 // calls from the first submission until every PR merged, the service
 // deleted its test branches and the fake GitHub delivered every webhook.
-func measureWrites(ctx context.Context, prs, concurrency, batch int, reconcile time.Duration, pg, testBranches string) (writeCount, error) {
+func measureWrites(ctx context.Context, prs, concurrency, batch int, fastForward bool, reconcile time.Duration, pg, testBranches string) (writeCount, error) {
 	s, err := startService(ctx, nil, reconcile, concurrency, &app.GitHubBudget{}, pg, testBranches) // GitHub's numbers
 	if err != nil {
 		return writeCount{}, err
@@ -67,6 +68,12 @@ func measureWrites(ctx context.Context, prs, concurrency, batch int, reconcile t
 	if batch > 1 {
 		if err := s.call(ctx, "updateQueue", map[string]any{"repo": repoJSON(), "targetBranch": loadBranch,
 			"batch": true, "batchingMinSize": min(batch, prs), "batchingMaxSize": batch, "batchingMaxWaitTimeMinutes": 1}); err != nil {
+			return writeCount{}, err
+		}
+	}
+	if fastForward {
+		if err := s.call(ctx, "updateQueue", map[string]any{"repo": repoJSON(), "targetBranch": loadBranch,
+			"mergeMethod": "merge_commit", "fastForwardLanding": true}); err != nil {
 			return writeCount{}, err
 		}
 	}

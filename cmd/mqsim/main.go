@@ -54,6 +54,8 @@ type options struct {
 	// gitBuilds charges ours' test branches as the git builder builds them.
 	gitBuilds bool
 	noAuto    bool // leave ours(auto) out
+	// fastForward lands ours' passed units by fast-forward.
+	fastForward bool
 }
 
 // run parses args, runs the simulations and returns the exit code.
@@ -118,6 +120,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.ours.SkipRedundantTests, "ours-skip-redundant", false, "optimizationMode bisection_skip_redundant_tests")
 	fs.IntVar(&o.ours.BisectionParts, "ours-bisection-parts", 0, "our bisectionParts: parts a failed batch is split into (0 = halves)")
 	fs.BoolVar(&o.gitBuilds, "git-builds", false, "every policy of ours: charge test branches as built with git (github.test_branches: git: a clone and one push, no API request) instead of the merges API")
+	fs.BoolVar(&o.fastForward, "fast-forward", false, "every policy of ours: land each passed unit by one fast-forward of the target branch (fastForwardLanding, mergeMethod merge_commit) instead of one PR merge per PR")
 	fs.IntVar(&o.ours.CheckRetries, "ours-retries", 0, "our checkRetries: a run that failed on its check is tried again on a new test commit")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -183,9 +186,8 @@ func selectPolicies(p sim.Preset, o options) ([]sim.PolicySpec, error) {
 		if !want[pol.Kind] || (pol.Kind == sim.KindOurs && (o.oursSet || (o.noAuto && pol.Ours.AutoTune))) {
 			continue
 		}
-		if pol.Kind == sim.KindOurs && o.gitBuilds {
-			pol.Ours.GitBuilds = true
-			pol.Name = pol.Label() + " (git builds)"
+		if pol.Kind == sim.KindOurs {
+			o.applyCosts(&pol)
 		}
 		out = append(out, pol)
 	}
@@ -198,11 +200,21 @@ func selectPolicies(p sim.Preset, o options) ([]sim.PolicySpec, error) {
 			cfg.Mode = queue.ModeParallel
 		}
 		pol := sim.PolicySpec{Kind: sim.KindOurs, Ours: cfg}
-		if o.gitBuilds {
-			pol.Ours.GitBuilds = true
-			pol.Name = pol.Label() + " (git builds)"
-		}
+		o.applyCosts(&pol)
 		out = append(out, pol)
 	}
 	return out, nil
+}
+
+// applyCosts applies -git-builds and -fast-forward to a policy of ours,
+// naming it after them.
+func (o options) applyCosts(pol *sim.PolicySpec) {
+	if !o.gitBuilds && !o.fastForward {
+		return
+	}
+	pol.Ours.GitBuilds, pol.Ours.FastForwardLanding = o.gitBuilds, o.fastForward
+	pol.Name = pol.Label()
+	if o.gitBuilds {
+		pol.Name += " (git builds)"
+	}
 }

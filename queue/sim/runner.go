@@ -109,6 +109,10 @@ type OursConfig struct {
 	// AutoEval sizes the simulations autoTune estimates with (zero = the
 	// default TuneEvaluator).
 	AutoEval TuneEvaluator
+	// FastForwardLanding lands each passed unit by one fast-forward of the
+	// target branch (fastForwardLanding, with mergeMethod merge_commit)
+	// instead of one PR merge per PR.
+	FastForwardLanding bool
 }
 
 // Settings are the engine settings for c.
@@ -140,6 +144,9 @@ func (c OursConfig) Settings() queue.Settings {
 	s.RequiredStatuses = []string{CICheck}
 	s.IsolationRuns = c.Isolation
 	s.CheckRetries = c.CheckRetries
+	if c.FastForwardLanding {
+		s.MergeMethod, s.FastForwardLanding = queue.MergeCommit, true
+	}
 	return s
 }
 
@@ -178,6 +185,9 @@ func (c OursConfig) Label() string {
 	}
 	if s.CanOptimisticallyMerge {
 		parts = append(parts, "opt")
+	}
+	if s.FastForwardLanding {
+		parts = append(parts, "ff")
 	}
 	if s.CheckRetries > 0 {
 		parts = append(parts, fmt.Sprintf("retry=%d", s.CheckRetries))

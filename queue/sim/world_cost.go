@@ -36,6 +36,8 @@ import "github.com/mergequeue/mq/queue"
 //	BuildBranch          see buildCost                         1 the first time it publishes with
 //	                                                              deletions (node id)
 //	BuildBranch (git)    –                                     –  (see gitBuildCost: git requests only)
+//	FirstParents         –                                     1 per commit read (GET git/commits)
+//	FastForward          1  PATCH git/refs/heads/{b}           –  (with git builds: a push, git requests only)
 //
 // A request GitHub refuses (a 409 merge conflict, a 422 "reference already
 // exists", a refused mutation) counts: it was sent. Not charged: the

@@ -48,16 +48,17 @@ func parseMissing(asked []string, out string) ([]string, error) {
 		return nil, fmt.Errorf("cat-file answered %d lines for %d objects", len(lines), len(asked))
 	}
 	var missing []string
-	for i, line := range lines {
+	for i, want := range asked {
+		line := lines[i]
 		f := strings.Fields(line)
 		switch {
-		case len(f) == 2 && f[0] == asked[i] && f[1] == "missing":
-			missing = append(missing, asked[i])
-		case len(f) == 3 && f[0] == asked[i] && f[1] == "commit":
-		case len(f) == 3 && f[0] == asked[i]:
-			return nil, fmt.Errorf("%s is a %s, not a commit", asked[i], f[1])
+		case len(f) == 2 && f[0] == want && f[1] == "missing":
+			missing = append(missing, want)
+		case len(f) == 3 && f[0] == want && f[1] == "commit":
+		case len(f) == 3 && f[0] == want:
+			return nil, fmt.Errorf("%s is a %s, not a commit", want, f[1])
 		default:
-			return nil, fmt.Errorf("unexpected cat-file answer %q for %s", line, asked[i])
+			return nil, fmt.Errorf("unexpected cat-file answer %q for %s", line, want)
 		}
 	}
 	return missing, nil

@@ -10,10 +10,10 @@ import (
 type AlertKind string
 
 const (
-	// AlertStalled: a running queue with admitted PRs in which nothing
+	// AlertStalled is a running queue with admitted PRs in which nothing
 	// happened for its stallAlertMinutes.
 	AlertStalled AlertKind = "stalled"
-	// AlertChecksNotStarting: the required checks of a test run never
+	// AlertChecksNotStarting says the required checks of a test run never
 	// started, twice in a row; the queue paused its new runs (a CI outage).
 	AlertChecksNotStarting AlertKind = "checks_not_starting"
 )

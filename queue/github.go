@@ -292,7 +292,7 @@ type ChainCommit struct {
 	Parents []string
 }
 
-// ErrNotFastForward: the target branch was not moved because the update
+// ErrNotFastForward means the target branch was not moved because the update
 // was not a fast-forward of its head (or the head was not the one given).
 var ErrNotFastForward = errors.New("update is not a fast-forward")
 

@@ -51,6 +51,7 @@ type options struct {
 	memProfile  string
 	verbose     bool
 	postgres    string   // a postgres:// URL: the server runs on PostgreSQL
+	mergePRs    int      // PRs of the ci-to-merge figure (cimerge.go)
 	builders    []string // github.test_branches of the writes figure, one column pair each
 	args        []string // as given, for the report
 }
@@ -108,6 +109,7 @@ flags:
 	fs.IntVar(&o.senders, "senders", 8, "keep-alive senders of the webhook figure")
 	fs.IntVar(&o.entries, "entries", 100, "PRs queued for the read figures (getQueue lists them all)")
 	fs.IntVar(&o.prs, "prs", 20, "PRs of the burst the writes figure merges")
+	fs.IntVar(&o.mergePRs, "merge-prs", 50, "PRs per round of the ci-to-merge figure (measured on SQLite and, with -postgres, on PostgreSQL)")
 	fs.IntVar(&o.concurrency, "concurrency", 4, "concurrency of the queues")
 	fs.DurationVar(&o.reconcile, "reconcile-interval", 30*time.Second, "the engine's reconcile interval (as engine.reconcile_interval; 30s is the default of bot serve)")
 	only := fs.String("only", "", "comma-separated figures to measure (default: all); the empty handler is always measured with a load figure")
@@ -129,8 +131,8 @@ flags:
 		return o, fmt.Errorf("-duration must be positive, got %s", o.duration)
 	case o.clients < 1 || o.senders < 1:
 		return o, fmt.Errorf("-clients and -senders must be at least 1")
-	case o.entries < 1 || o.prs < 1:
-		return o, fmt.Errorf("-entries and -prs must be at least 1")
+	case o.entries < 1 || o.prs < 1 || o.mergePRs < 1:
+		return o, fmt.Errorf("-entries, -prs and -merge-prs must be at least 1")
 	case o.concurrency < 1:
 		return o, fmt.Errorf("-concurrency must be at least 1, got %d", o.concurrency)
 	case o.reconcile < 100*time.Millisecond:
@@ -206,7 +208,7 @@ func measure(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		logs = stderr
 	}
 	var rows []loadRow
-	needLoad := slices.ContainsFunc(figureKeys, func(k string) bool { return k != "writes" && o.wants(k) })
+	needLoad := slices.ContainsFunc(figureKeys, func(k string) bool { return !slices.Contains(ownServiceFigures, k) && o.wants(k) })
 	if needLoad {
 		empty, err := startEmptyServer()
 		if err != nil {
@@ -278,7 +280,17 @@ func measure(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	var ciMerge []ciMergeRow
+	if o.wants("ci-to-merge") {
+		var err error
+		if ciMerge, err = measureCIToMergeRows(ctx, o, progress); err != nil {
+			return err
+		}
+	}
 	report(stdout, o, rows, writes, loadAvg)
+	if ciMerge != nil {
+		reportCIToMerge(stdout, o, ciMerge)
+	}
 	return nil
 }
 

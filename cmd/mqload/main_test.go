@@ -24,7 +24,7 @@ func TestTinyRunPrintsEveryFigure(t *testing.T) {
 	var out, errOut bytes.Buffer
 	dir := t.TempDir()
 	cpu, mem := filepath.Join(dir, "cpu.out"), filepath.Join(dir, "mem.out")
-	args := []string{"-rounds", "1", "-duration", "200ms", "-clients", "2", "-senders", "2", "-entries", "3", "-prs", "2",
+	args := []string{"-rounds", "1", "-duration", "200ms", "-clients", "2", "-senders", "2", "-entries", "3", "-prs", "2", "-merge-prs", "2",
 		"-reconcile-interval", "500ms", "-cpuprofile", cpu, "-memprofile", mem}
 	if code := run(ctx, args, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, errOut.String())
@@ -45,6 +45,7 @@ func TestTinyRunPrintsEveryFigure(t *testing.T) {
 		"| signed webhook deliveries (status), 2 senders |",
 		"| content-creating calls (every call but GET, installation tokens excluded) |",
 		"| GitHub API calls in all |",
+		"| SQLite (a file in a temporary directory) |", // the time from a CI result to the merge call
 		"`go run ./cmd/mqload -rounds 1 -duration 200ms",
 		"Machine: ",
 		"GOMAXPROCS",

@@ -23,7 +23,7 @@ func TestTinyRunOnPostgres(t *testing.T) {
 	defer cancel()
 	var out, errOut bytes.Buffer
 	args := []string{"-rounds", "1", "-duration", "200ms", "-clients", "2", "-senders", "2", "-entries", "3", "-prs", "2",
-		"-reconcile-interval", "500ms", "-only", "getSubmittedPullRequest,webhooks,writes", "-postgres", url}
+		"-reconcile-interval", "500ms", "-test-branches", "rest", "-only", "getSubmittedPullRequest,webhooks,writes", "-postgres", url}
 	if code := run(ctx, args, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, errOut.String())
 	}

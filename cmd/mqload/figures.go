@@ -29,11 +29,12 @@ type figure struct {
 
 // figureKeys lists every figure's key, in the order of the report
 // (ownServiceFigures last).
-var figureKeys = []string{"empty", "getSubmittedPullRequest", "getSubmittedPullRequest-1", "getQueue", "healthz", "webhooks", "writes", "ci-to-merge"}
+var figureKeys = []string{"empty", "getSubmittedPullRequest", "getSubmittedPullRequest-1", "getQueue", "healthz", "webhooks", "writes", "ci-to-merge", "idle"}
 
 // ownServiceFigures are the figures measured on services of their own
-// (not on the one the load figures share).
-var ownServiceFigures = []string{"writes", "ci-to-merge"}
+// (not on the one the load figures share); idle is measured only for
+// the counts of -idle-queues.
+var ownServiceFigures = []string{"writes", "ci-to-merge", "idle"}
 
 // emptyFigure is the reference: `{}` from an empty handler.
 func emptyFigure(e *emptyServer, clients int) figure {

@@ -51,9 +51,13 @@ type options struct {
 	memProfile  string
 	verbose     bool
 	postgres    string   // a postgres:// URL: the server runs on PostgreSQL
-	mergePRs    int      // PRs of the ci-to-merge figure (cimerge.go)
 	builders    []string // github.test_branches of the writes figure, one column pair each
 	args        []string // as given, for the report
+
+	// Figures on services of their own (cimerge.go, idle.go).
+	mergePRs   int           // PRs per round of ci-to-merge
+	idleQueues []int         // queue counts of idle
+	idleWindow time.Duration // the window of idle
 }
 
 // warmup is the unrecorded time before each figure's window.
@@ -110,6 +114,8 @@ flags:
 	fs.IntVar(&o.entries, "entries", 100, "PRs queued for the read figures (getQueue lists them all)")
 	fs.IntVar(&o.prs, "prs", 20, "PRs of the burst the writes figure merges")
 	fs.IntVar(&o.mergePRs, "merge-prs", 50, "PRs per round of the ci-to-merge figure (measured on SQLite and, with -postgres, on PostgreSQL)")
+	idle := fs.String("idle-queues", "", "comma-separated counts of idle queues whose idle cost is measured (e.g. 100,10000; on SQLite and, with -postgres, on PostgreSQL); default none")
+	fs.DurationVar(&o.idleWindow, "idle-window", time.Minute, "how long the idle cost is measured per round")
 	fs.IntVar(&o.concurrency, "concurrency", 4, "concurrency of the queues")
 	fs.DurationVar(&o.reconcile, "reconcile-interval", 30*time.Second, "the engine's reconcile interval (as engine.reconcile_interval; 30s is the default of bot serve)")
 	only := fs.String("only", "", "comma-separated figures to measure (default: all); the empty handler is always measured with a load figure")
@@ -118,7 +124,8 @@ flags:
 	fs.StringVar(&o.postgres, "postgres", "", "run the server on PostgreSQL: a postgres:// URL of a user that may create schemas (each server of the run gets a new schema, dropped after); default SQLite")
 	builders := fs.String("test-branches", "rest,git", "comma-separated test branch builders (github.test_branches: rest, git) the writes figure is measured with, side by side; the load figures use the first")
 	fs.BoolVar(&o.verbose, "v", false, "print progress and the server's logs (JSON) to stderr")
-	if err := fs.Parse(args); err != nil {
+	err := fs.Parse(args)
+	if err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
@@ -137,6 +144,12 @@ flags:
 		return o, fmt.Errorf("-concurrency must be at least 1, got %d", o.concurrency)
 	case o.reconcile < 100*time.Millisecond:
 		return o, fmt.Errorf("-reconcile-interval must be at least 100ms, got %s", o.reconcile)
+	}
+	if o.idleQueues, err = parseIdleQueues(*idle); err != nil {
+		return o, err
+	}
+	if o.idleWindow < time.Second {
+		return o, fmt.Errorf("-idle-window must be at least 1s, got %s", o.idleWindow)
 	}
 	o.builders = nil
 	for _, b := range strings.Split(*builders, ",") {
@@ -287,9 +300,19 @@ func measure(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	var idleRows []idleRow
+	if o.wants("idle") && len(o.idleQueues) > 0 {
+		var err error
+		if idleRows, err = measureIdleRows(ctx, o, progress); err != nil {
+			return err
+		}
+	}
 	report(stdout, o, rows, writes, loadAvg)
 	if ciMerge != nil {
 		reportCIToMerge(stdout, o, ciMerge)
+	}
+	if idleRows != nil {
+		reportIdle(stdout, o, idleRows)
 	}
 	return nil
 }

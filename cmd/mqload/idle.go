@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// idleRow is the idle cost of one store with one number of idle queues,
+// over the rounds (consecutive windows on the same service).
+type idleRow struct {
+	Store  string
+	Queues int
+	// Xacts are PostgreSQL's committed transactions a second (every
+	// statement outside a transaction is one) of the whole server,
+	// from pg_stat_database; empty on SQLite, which has no such count.
+	Xacts series
+	// Rows are the rows PostgreSQL read a second (tup_returned).
+	Rows series
+	// CPU is the process's CPU time (user and system) over the window, in
+	// percent of one core: the server, and this command idling.
+	CPU series
+	// Calls are the GitHub API calls a minute (git requests included).
+	Calls series
+}
+
+// parseIdleQueues parses -idle-queues: a comma-separated list of queue
+// counts, each at least 1 ("" for none).
+func parseIdleQueues(s string) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 1_000_000 {
+			return nil, fmt.Errorf("-idle-queues: want a comma-separated list of queue counts from 1 to 1,000,000, got %q", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// idleKey is the key of idle queue i: a target branch of its own in the
+// load repository (as an organisation's repositories, they share the one
+// installation; creating 10,000 repositories on the fake GitHub would
+// measure git, not the queue). The branches need not exist: an idle
+// queue reads nothing of its branch.
+func idleKey(i int) queue.QueueKey {
+	return queue.QueueKey{Repo: queue.Repo{Host: loadHost, Owner: loadOwner, Name: loadRepo}, Branch: fmt.Sprintf("idle-%05d", i)}
+}
+
+// measureIdle starts a service of its own on the store of pg ("" for
+// SQLite), creates n queues besides the load queue (through the queue
+// service, as createQueue does: stored, then woken), lets the wake-ups
+// settle, and then measures rounds consecutive windows of window each
+// with nothing to do: the database's transactions and rows read a second
+// (PostgreSQL), the process's CPU and the GitHub calls a minute.
+func measureIdle(ctx context.Context, n, rounds int, window, reconcile time.Duration, pg, testBranches string, progress func(string, ...any)) (idleRow, error) {
+	row := idleRow{Store: storeLabel(ctx, pg), Queues: n}
+	s, err := startService(ctx, nil, reconcile, 1, nil, pg, testBranches)
+	if err != nil {
+		return row, err
+	}
+	defer s.Close()
+	svc := s.env.App().Service()
+	for i := range n {
+		if _, err := svc.CreateQueue(ctx, idleKey(i), queue.DefaultSettings()); err != nil {
+			return row, fmt.Errorf("failed to create idle queue %d: %w", i, err)
+		}
+	}
+	progress("%d idle queues created on %s; settling", n, row.Store)
+	f := s.env.Fake
+	// Settled: no GitHub call for a quiet interval (the wake-ups of the
+	// new queues done), or two reconcile intervals passed (a queue that
+	// syncs at every interval never goes quiet).
+	quiet := min(2*time.Second, reconcile)
+	settle := time.Now().Add(2 * reconcile)
+	last := totalCalls(f.CallCounts())
+	for time.Now().Before(settle) {
+		select {
+		case <-ctx.Done():
+			return row, ctx.Err()
+		case <-time.After(quiet): // a quiet interval
+		}
+		c := totalCalls(f.CallCounts())
+		if c == last {
+			break
+		}
+		last = c
+	}
+	var db *sql.DB
+	if pg != "" {
+		if db, err = sql.Open("pgx", pg); err != nil {
+			return row, fmt.Errorf("failed to connect for pg_stat_database: %w", err)
+		}
+		defer func() { _ = db.Close() }()
+	}
+	for round := range rounds {
+		progress("round %d/%d: idle cost of %d queues on %s (%s)", round+1, rounds, n, row.Store, window)
+		x0, r0, err := pgCounters(ctx, db)
+		if err != nil {
+			return row, err
+		}
+		before := f.CallCounts()
+		c0, cpu0, t0 := totalCalls(before), cpuTime(), time.Now()
+		select {
+		case <-ctx.Done():
+			return row, ctx.Err()
+		case <-time.After(window): // the idle window measured
+		}
+		after := f.CallCounts()
+		c1, cpu1, el := totalCalls(after), cpuTime(), time.Since(t0)
+		for _, k := range slices.Sorted(maps.Keys(after)) {
+			if d := after[k] - before[k]; d > 0 {
+				progress("  %6d %s", d, k)
+			}
+		}
+		x1, r1, err := pgCounters(ctx, db)
+		if err != nil {
+			return row, err
+		}
+		if db != nil {
+			row.Xacts = append(row.Xacts, float64(x1-x0)/el.Seconds())
+			row.Rows = append(row.Rows, float64(r1-r0)/el.Seconds())
+		}
+		row.CPU = append(row.CPU, 100*(cpu1-cpu0).Seconds()/el.Seconds())
+		row.Calls = append(row.Calls, float64(c1-c0)/el.Minutes())
+	}
+	return row, nil
+}
+
+// totalCalls sums the fake GitHub's call counts.
+func totalCalls(counts map[string]int) int {
+	n := 0
+	for _, v := range counts {
+		n += v
+	}
+	return n
+}
+
+// pgCounters reads the server's committed transactions and rows returned
+// of the current database, after flushing this backend's statistics (0, 0
+// without db). The two statements of the reading count themselves.
+func pgCounters(ctx context.Context, db *sql.DB) (xacts, rows int64, err error) {
+	if db == nil {
+		return 0, 0, nil
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("failed to connect for pg_stat_database: %w", err)
+	}
+	defer func() { _ = conn.Close() }()
+	// Statistics are cumulated by each backend and reported at most every
+	// second (PostgreSQL 15: stats_fetch_consistency, pgstat flush); a
+	// snapshot is read at the first access of a transaction.
+	if _, err := conn.ExecContext(ctx, "SELECT pg_stat_clear_snapshot()"); err != nil {
+		return 0, 0, fmt.Errorf("failed to clear the statistics snapshot: %w", err)
+	}
+	err = conn.QueryRowContext(ctx, "SELECT xact_commit, tup_returned FROM pg_stat_database WHERE datname = current_database()").Scan(&xacts, &rows)
+	if err != nil {
+		return 0, 0, fmt.Errorf("failed to read pg_stat_database: %w", err)
+	}
+	return xacts, rows, nil
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// measureIdleRows measures the idle cost of every count of queues on
+// every store.
+func measureIdleRows(ctx context.Context, o options, progress func(string, ...any)) ([]idleRow, error) {
+	var rows []idleRow
+	for _, n := range o.idleQueues {
+		for _, pg := range storesOf(o.postgres) {
+			r, err := measureIdle(ctx, n, o.rounds, o.idleWindow, o.reconcile, pg, o.builders[0], progress)
+			if err != nil {
+				return nil, fmt.Errorf("failed to measure the idle cost of %d queues: %w", n, err)
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows, nil
+}
+
+// reportIdle prints the idle cost, one line per store and count of queues.
+func reportIdle(w io.Writer, o options, rows []idleRow) {
+	fmt.Fprintf(w, "Idle cost: a service with N idle queues (created through the queue service, as createQueue creates them, "+
+		"each on a target branch of its own of the load repository), measured over %d consecutive window%s of %s after the wake-ups settled "+
+		"(reconcile interval %s); medians, smallest and largest window in brackets. Database transactions and rows read are "+
+		"PostgreSQL's (pg_stat_database of the run's database: every statement outside a transaction is one transaction); "+
+		"SQLite has no such count, its process CPU stands for it.\n\n",
+		o.rounds, plural(o.rounds), o.idleWindow, o.reconcile)
+	fmt.Fprintln(w, "| store | idle queues | database transactions a second | rows read a second | process CPU (% of a core) | GitHub calls a minute |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, r := range rows {
+		xacts, tuples := "—", "—"
+		if len(r.Xacts) > 0 {
+			xacts, tuples = spreadOf(r.Xacts, "%.1f", 1), spreadOf(r.Rows, "%s", 0)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.Store, thousands(int64(r.Queues)), xacts, tuples, spreadOf(r.CPU, "%.1f %%", 1), spreadOf(r.Calls, "%.1f", 1))
+	}
+	fmt.Fprintln(w)
+}

@@ -83,7 +83,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	m := newMetrics()
 	gh, err := githubx.New(cfg.GitHubClientConfig(), append([]githubx.Option{githubx.WithObserver(m.github), githubx.WithBudget(cfg.GitHub.Budget.Budget()),
 		githubx.WithMiddleware(leaseWriteGuard(opts.Now))},
-		append(cfg.gitHubBuildOptions(), opts.GitHubOptions...)...)...)
+		append(cfg.gitHubBuildOptions(opts.Now), opts.GitHubOptions...)...)...)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create the GitHub client: %w", err)
 	}

@@ -81,12 +81,13 @@ func (c *Config) validateTestBranches() []error {
 }
 
 // gitHubBuildOptions are the GitHub client's options for the configured
-// test branch builder.
-func (c *Config) gitHubBuildOptions() []githubx.Option {
+// test branch builder; its pushes pass the lease write guard
+// (leasePushGuard, with the clock now).
+func (c *Config) gitHubBuildOptions(now func() time.Time) []githubx.Option {
 	if c.GitHub.TestBranches != TestBranchesGit {
 		return nil
 	}
 	g := c.GitHub.Git
 	return []githubx.Option{githubx.WithGitBuilds(githubx.GitBuildConfig{Dir: g.Dir, CommitterName: g.CommitterName,
-		CommitterEmail: g.CommitterEmail, Timeout: g.Timeout})}
+		CommitterEmail: g.CommitterEmail, Timeout: g.Timeout, PushGuard: leasePushGuard(now)})}
 }

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestConfigTestBranches: github.test_branches is "rest" unless set (file
@@ -13,14 +14,14 @@ import (
 func TestConfigTestBranches(t *testing.T) {
 	t.Parallel()
 	c := validConfig(t)
-	if c.GitHub.TestBranches != TestBranchesREST || c.gitHubBuildOptions() != nil {
+	if c.GitHub.TestBranches != TestBranchesREST || c.gitHubBuildOptions(time.Now) != nil {
 		t.Fatalf("default builder %q", c.GitHub.TestBranches)
 	}
 	c, err := LoadConfig(writeFile(t, "c.yml", "database:\n  path: /data/mq.db\ngithub:\n  test_branches: git\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.GitHub.TestBranches != TestBranchesGit || c.GitHub.Git.Dir != filepath.Join("/data", "git-clones") || len(c.gitHubBuildOptions()) != 1 {
+	if c.GitHub.TestBranches != TestBranchesGit || c.GitHub.Git.Dir != filepath.Join("/data", "git-clones") || len(c.gitHubBuildOptions(time.Now)) != 1 {
 		t.Fatalf("git builder config %+v", c.GitHub)
 	}
 	c, err = LoadConfig("", envMap(map[string]string{EnvTestBranches: "git", EnvGitDir: "/var/lib/mq/clones"}))

@@ -66,6 +66,25 @@ func leaseWriteGuard(now func() time.Time) func(http.RoundTripper) http.RoundTri
 	}
 }
 
+// leasePushGuard is leaseWriteGuard for git pushes (githubx
+// GitBuildConfig.PushGuard), which do not pass through the client's HTTP
+// middleware: a push made under a hold is refused unless the hold lasts
+// at least minWriteWindow more, and is cut off when the hold may pass on.
+func leasePushGuard(now func() time.Time) func(context.Context) (context.Context, context.CancelFunc, error) {
+	return func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+		f, held := holdOf(ctx)
+		if !held {
+			return ctx, func() {}, nil
+		}
+		until := f.HeldUntil()
+		if until.Sub(now()) < minWriteWindow {
+			return nil, nil, fmt.Errorf("refused to push: %w", queue.ErrLeaseLost)
+		}
+		pctx, cancel := context.WithDeadline(ctx, until)
+		return pctx, cancel, nil
+	}
+}
+
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

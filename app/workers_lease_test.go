@@ -231,3 +231,39 @@ func TestLeaseWriteGuard(t *testing.T) {
 		t.Fatalf("%d requests reached GitHub; want 3", n)
 	}
 }
+
+// Git pushes (test branches built with git, fast-forwards) do not pass
+// through the client's HTTP middleware: leasePushGuard holds them back as
+// leaseWriteGuard holds back REST writes, and bounds a push let through by
+// the lease's end.
+func TestLeasePushGuard(t *testing.T) {
+	now := time.Now()
+	guard := leasePushGuard(func() time.Time { return now })
+	ctx := context.Background()
+	for name, c := range map[string]context.Context{
+		"a lease ending within the write window": queue.WithFence(ctx, fixedFence{until: now.Add(minWriteWindow - time.Millisecond)}),
+		"a lost lease":                           queue.WithFence(ctx, fixedFence{}),
+		"a lost role":                            withHold(ctx, &roleHold{}),
+	} {
+		if _, _, err := guard(c); !errors.Is(err, queue.ErrLeaseLost) {
+			t.Errorf("push under %s: %v; want ErrLeaseLost", name, err)
+		}
+	}
+	pctx, cancel, err := guard(ctx)
+	if err != nil {
+		t.Fatalf("push for no queue's lease: %v", err)
+	}
+	cancel()
+	if _, ok := pctx.Deadline(); ok {
+		t.Fatal("a push for no queue's lease got a deadline")
+	}
+	until := now.Add(time.Minute)
+	pctx, cancel, err = guard(queue.WithFence(ctx, fixedFence{until: until}))
+	if err != nil {
+		t.Fatalf("push under a held lease: %v", err)
+	}
+	defer cancel()
+	if d, _ := pctx.Deadline(); !d.Equal(until) {
+		t.Fatalf("the push's deadline = %v; want the lease's end %v", d, until)
+	}
+}

@@ -29,6 +29,24 @@ type GitBuildConfig struct {
 	CommitterName, CommitterEmail string
 	// Timeout bounds each git process (default DefaultGitTimeout).
 	Timeout time.Duration
+	// PushGuard, when set, is asked before every git push (a test branch's
+	// publish, a fast-forward): an error stops the push, and the context
+	// it returns bounds it. Pushes do not pass through the client's HTTP
+	// middleware, so this is where a write guard (a replica that may have
+	// lost its queue's lease) applies to them.
+	PushGuard func(ctx context.Context) (context.Context, context.CancelFunc, error)
+}
+
+// guardPush applies cfg.PushGuard before a push.
+func (b *gitBuilder) guardPush(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	if b.cfg.PushGuard == nil {
+		return ctx, func() {}, nil
+	}
+	pctx, cancel, err := b.cfg.PushGuard(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("push not allowed: %w", err)
+	}
+	return pctx, cancel, nil
 }
 
 // WithGitBuilds makes BuildBranch build test branches with git: a bare
@@ -222,8 +240,13 @@ func (b *gitBuilder) build(ctx context.Context, c *Client, repo queue.Repo, spec
 		}
 	}
 	defer cl.built(ctx, b.gcEvery)
+	pctx, done, err := b.guardPush(ctx)
+	if err != nil {
+		return queue.Built{}, fmt.Errorf("failed to %s: %w", what, err)
+	}
+	defer done()
 	if len(spec.Delete) > 0 {
-		err := cl.push(ctx, remote, auth, sha, spec.Name, spec.Delete)
+		err := cl.push(pctx, remote, auth, sha, spec.Name, spec.Delete)
 		if err == nil {
 			built.Deleted = append([]string(nil), spec.Delete...)
 			return built, nil
@@ -233,7 +256,7 @@ func (b *gitBuilder) build(ctx context.Context, c *Client, repo queue.Repo, spec
 		}
 		zerolog.Ctx(ctx).Info().Err(err).Str("branch", spec.Name).Msg("publishing with the clean-up refused; publishing alone")
 	}
-	if err := cl.push(ctx, remote, auth, sha, spec.Name, nil); err != nil {
+	if err := cl.push(pctx, remote, auth, sha, spec.Name, nil); err != nil {
 		return queue.Built{}, fmt.Errorf("failed to %s: publish at %s: %w", what, sha, err)
 	}
 	return built, nil

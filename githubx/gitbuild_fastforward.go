@@ -37,7 +37,12 @@ func (b *gitBuilder) fastForward(ctx context.Context, c *Client, repo queue.Repo
 	if err != nil {
 		return fmt.Errorf("failed to %s: %w", what, err)
 	}
-	out, err := runGit(ctx, gitRun{dir: cl.path, timeout: cl.timeout, token: token},
+	pctx, done, err := b.guardPush(ctx)
+	if err != nil {
+		return fmt.Errorf("failed to %s: %w", what, err)
+	}
+	defer done()
+	out, err := runGit(pctx, gitRun{dir: cl.path, timeout: cl.timeout, token: token},
 		"push", "--porcelain", "--no-verify", remote, to+":refs/heads/"+branch)
 	var ee *gitExitError
 	if errors.As(err, &ee) {

@@ -491,3 +491,40 @@ func TestGitBuildBoundsTheClone(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestGitPushesAskThePushGuard: git pushes do not pass through the
+// client's HTTP middleware, so GitBuildConfig.PushGuard is asked before
+// each (a replica that lost its queue's lease must not publish a test
+// branch or move the target): refused, nothing is pushed and the guard's
+// error is the build's and the fast-forward's.
+func TestGitPushesAskThePushGuard(t *testing.T) {
+	f := newGitFixture(t)
+	h1 := f.head(t, "pr1", map[string]string{"a.txt": "guarded\n"})
+	refusal := errors.New("the lease is lost")
+	cfg := Config{V3APIURL: f.fake.URL() + "/", V4APIURL: f.fake.URL() + "/graphql", WebURL: f.fake.URL(),
+		AppID: f.fake.AppID(), PrivateKey: f.fake.AppPrivateKeyPEM()}
+	guarded, err := New(cfg, WithGitBuilds(GitBuildConfig{Dir: t.TempDir(),
+		PushGuard: func(context.Context) (context.Context, context.CancelFunc, error) { return nil, nil, refusal }}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pushes := func() int { return f.fake.CallCounts()["GIT POST /{owner}/{repo}.git/git-receive-pack"] }
+	before := pushes()
+	_, err = guarded.BuildBranch(t.Context(), f.repo, queue.BranchSpec{From: f.base, Temp: "mq-temp/lane", KeepTemp: true,
+		Name: "mq-merge/pr-1/guarded", Heads: []queue.MergeHead{{PRNumber: 1, SHA: h1, Message: "Merge #1"}}})
+	if !errors.Is(err, refusal) {
+		t.Fatalf("build under a refusing guard: %v; want the guard's error", err)
+	}
+	if err := guarded.FastForward(t.Context(), f.repo, "main", f.base, h1); !errors.Is(err, refusal) {
+		t.Fatalf("fast-forward under a refusing guard: %v; want the guard's error", err)
+	}
+	if n := pushes() - before; n != 0 {
+		t.Fatalf("%d pushes reached GitHub past the guard", n)
+	}
+	if slices.Contains(f.fake.Branches("acme", "widgets"), "mq-merge/pr-1/guarded") {
+		t.Fatal("the test branch was published past the guard")
+	}
+	if head, _ := f.fake.BranchSHA("acme", "widgets", "main"); head != f.base {
+		t.Fatalf("main moved to %s past the guard", head)
+	}
+}

@@ -153,6 +153,17 @@ func (s *Service) Sync(ctx context.Context, queueID int64) (time.Time, error) {
 			return s.now().Add(5 * time.Second), fmt.Errorf("failed to reconcile queue %s: %w", q.Key, err)
 		}
 	}
+	if idle, err := s.idle(ctx, q.ID); err != nil {
+		return s.now().Add(5 * time.Second), err
+	} else if idle {
+		// Nothing to decide: no GitHub read (an organisation's idle queues
+		// would otherwise cost two reads each per interval), only the
+		// clean-up of the branches of runs that closed.
+		if err := s.rec.cleanRecorded(ctx, q.Key.Repo); err != nil {
+			log.Warn().Err(err).Msg("failed to delete the branches of closed runs; the reconciler will")
+		}
+		return time.Time{}, nil
+	}
 	head, ok := s.heads.get(q.ID, s.now())
 	if !ok {
 		if head, err = s.gh.BranchHead(ctx, q.Key.Repo, q.Key.Branch); err != nil {
@@ -189,6 +200,23 @@ func (s *Service) Sync(ctx context.Context, queueID int64) (time.Time, error) {
 		}
 	}
 	return s.now(), fmt.Errorf("queue %s did not settle", q.Key)
+}
+
+// idle reports whether a queue has nothing for the engine to decide: no
+// active entry and no open run.
+func (s *Service) idle(ctx context.Context, queueID int64) (bool, error) {
+	entries, err := s.store.ListActiveEntries(ctx, queueID)
+	if err != nil {
+		return false, fmt.Errorf("failed to list entries: %w", err)
+	}
+	if len(entries) > 0 {
+		return false, nil
+	}
+	runs, err := s.store.ListOpenRuns(ctx, queueID)
+	if err != nil {
+		return false, fmt.Errorf("failed to list runs: %w", err)
+	}
+	return len(runs) == 0, nil
 }
 
 // required resolves what a run must pass (SPEC §6): the queue's

@@ -102,14 +102,7 @@ func handleRerunFailedJobs(c *reqCtx) {
 		c.error(http.StatusNotFound, "Not Found")
 		return
 	}
-	started := c.s.ci.rerun(run, true)
-	r.mu.Unlock()
-	if !started {
-		c.error(http.StatusForbidden, "This workflow run is not completed or has no failed jobs")
-		return
-	}
-	c.s.ci.finishUnlessHeld(run)
-	c.json(http.StatusCreated, map[string]any{})
+	c.rerunAndAnswer(run, true, http.StatusForbidden, "This workflow run is not completed or has no failed jobs")
 }
 
 // handleRerequestCheckSuite runs the check runs of the simulated CI's
@@ -139,10 +132,17 @@ func handleRerequestCheckSuite(c *reqCtx) {
 		c.error(http.StatusNotFound, "Not Found")
 		return
 	}
-	started := c.s.ci.rerun(run, false)
-	r.mu.Unlock()
+	c.rerunAndAnswer(run, false, http.StatusUnprocessableEntity, "Validation Failed: the check suite is not completed")
+}
+
+// rerunAndAnswer re-runs run (its failed jobs only, or all of it) and
+// answers 201, or refusedStatus with refused when it cannot be re-run.
+// The caller holds c.repo.mu; it is released here.
+func (c *reqCtx) rerunAndAnswer(run *ciRun, failedOnly bool, refusedStatus int, refused string) {
+	started := c.s.ci.rerun(run, failedOnly)
+	c.repo.mu.Unlock()
 	if !started {
-		c.error(http.StatusUnprocessableEntity, "Validation Failed: the check suite is not completed")
+		c.error(refusedStatus, refused)
 		return
 	}
 	c.s.ci.finishUnlessHeld(run)

@@ -29,33 +29,7 @@ func TestFailoverFreezeTheLeaseHolder(t *testing.T) {
 	s := newReplicaSet(t, 3)
 	h := s.crashHarness
 	s.auditDecisionWrites()
-	h.createQueue(map[string]any{"concurrency": 2, "stateLabelsEnabled": true})
-	o := &crashOutcome{How: map[int]submitMethod{}, Initial: h.mainLength()}
-	var prs []int
-	for i := range 6 {
-		pr := h.openPR(fmt.Sprintf("change-%02d", i), map[string]string{fmt.Sprintf("change-%02d.txt", i): "change\n"})
-		prs = append(prs, pr)
-		o.How[pr] = submitMethod(i % 3)
-		o.Merged = append(o.Merged, pr)
-	}
-	h.fake.SetCIHold(true) // the first PRs stay testing until released
-	for _, pr := range prs {
-		if err := h.submit(pr, o.How[pr]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var victim *replica
-	var before lease
-	h.waitFor("a PR testing under a lease holder", crashWait, func() bool {
-		testing := false
-		for _, pr := range prs {
-			if e, ok, err := h.entry(pr); err == nil && ok && e.State == "testing" {
-				testing = true
-			}
-		}
-		victim, before = s.holder()
-		return testing && victim != nil
-	}, nil)
+	o, victim, before := s.sixPRsTestingUnderAHolder(t)
 	victim.frozen.Store(true)
 	if err := victim.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)

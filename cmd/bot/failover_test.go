@@ -433,6 +433,30 @@ func TestFailoverKillTheLeaseHolder(t *testing.T) {
 	t.Parallel()
 	s := newReplicaSet(t, 3)
 	h := s.crashHarness
+	o, victim, before := s.sixPRsTestingUnderAHolder(t)
+	t.Logf("killing replica %d, the lease holder (%s, token %d), while a PR tests", victim.n, before.Holder, before.Token)
+	killed := time.Now()
+	s.killReplica(victim)
+	var after lease
+	h.waitFor("another replica to take the queue", failoverTakeover, func() bool {
+		var r *replica
+		r, after = s.holder()
+		return r != nil && after.Token > before.Token
+	}, func() string { return fmt.Sprintf("lease: %+v", after) })
+	t.Logf("%s took the queue (token %d) %v after the kill", after.Holder, after.Token, time.Since(killed).Round(time.Millisecond))
+
+	stopCI := h.paceCI(rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1)), 100*time.Millisecond, 600*time.Millisecond)
+	defer stopCI()
+	h.finish(o)
+}
+
+// sixPRsTestingUnderAHolder creates the queue (concurrency 2), opens six
+// PRs and submits them (each way in turn) with CI held, and waits until
+// one tests under a lease holder: it returns the outcome the crash
+// checks expect, the holder and its lease.
+func (s *replicaSet) sixPRsTestingUnderAHolder(t *testing.T) (*crashOutcome, *replica, lease) {
+	t.Helper()
+	h := s.crashHarness
 	h.createQueue(map[string]any{"concurrency": 2, "stateLabelsEnabled": true})
 	o := &crashOutcome{How: map[int]submitMethod{}, Initial: h.mainLength()}
 	var prs []int
@@ -460,18 +484,5 @@ func TestFailoverKillTheLeaseHolder(t *testing.T) {
 		victim, before = s.holder()
 		return testing && victim != nil
 	}, nil)
-	t.Logf("killing replica %d, the lease holder (%s, token %d), while a PR tests", victim.n, before.Holder, before.Token)
-	killed := time.Now()
-	s.killReplica(victim)
-	var after lease
-	h.waitFor("another replica to take the queue", failoverTakeover, func() bool {
-		var r *replica
-		r, after = s.holder()
-		return r != nil && after.Token > before.Token
-	}, func() string { return fmt.Sprintf("lease: %+v", after) })
-	t.Logf("%s took the queue (token %d) %v after the kill", after.Holder, after.Token, time.Since(killed).Round(time.Millisecond))
-
-	stopCI := h.paceCI(rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1)), 100*time.Millisecond, 600*time.Millisecond)
-	defer stopCI()
-	h.finish(o)
+	return o, victim, before
 }

@@ -35,6 +35,21 @@ func holdOf(ctx context.Context) (writeHold, bool) {
 	return h, ok && h != nil
 }
 
+// writeWindow says until when a write made under ctx may run: held is
+// false when ctx carries no hold (the write is not held back);
+// queue.ErrLeaseLost when the hold lasts less than minWriteWindow more.
+func writeWindow(ctx context.Context, now func() time.Time) (until time.Time, held bool, err error) {
+	h, held := holdOf(ctx)
+	if !held {
+		return time.Time{}, false, nil
+	}
+	until = h.HeldUntil()
+	if until.Sub(now()) < minWriteWindow {
+		return time.Time{}, true, queue.ErrLeaseLost
+	}
+	return until, true, nil
+}
+
 // leaseWriteGuard is the GitHub client middleware that keeps a queue's
 // former decision-maker (or a role's former holder) from writing to
 // GitHub: a request that may write (any method but GET and HEAD), made
@@ -46,13 +61,15 @@ func holdOf(ctx context.Context) (writeHold, bool) {
 func leaseWriteGuard(now func() time.Time) func(http.RoundTripper) http.RoundTripper {
 	return func(next http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-			f, held := holdOf(req.Context())
-			if !held || req.Method == http.MethodGet || req.Method == http.MethodHead {
+			if req.Method == http.MethodGet || req.Method == http.MethodHead {
 				return next.RoundTrip(req)
 			}
-			until := f.HeldUntil()
-			if until.Sub(now()) < minWriteWindow {
-				return nil, fmt.Errorf("refused to send %s %s: %w", req.Method, req.URL.Path, queue.ErrLeaseLost)
+			until, held, err := writeWindow(req.Context(), now)
+			if err != nil {
+				return nil, fmt.Errorf("refused to send %s %s: %w", req.Method, req.URL.Path, err)
+			}
+			if !held {
+				return next.RoundTrip(req)
 			}
 			ctx, cancel := context.WithDeadline(req.Context(), until)
 			resp, err := next.RoundTrip(req.WithContext(ctx))
@@ -72,13 +89,12 @@ func leaseWriteGuard(now func() time.Time) func(http.RoundTripper) http.RoundTri
 // at least minWriteWindow more, and is cut off when the hold may pass on.
 func leasePushGuard(now func() time.Time) func(context.Context) (context.Context, context.CancelFunc, error) {
 	return func(ctx context.Context) (context.Context, context.CancelFunc, error) {
-		f, held := holdOf(ctx)
+		until, held, err := writeWindow(ctx, now)
+		if err != nil {
+			return nil, nil, fmt.Errorf("refused to push: %w", err)
+		}
 		if !held {
 			return ctx, func() {}, nil
-		}
-		until := f.HeldUntil()
-		if until.Sub(now()) < minWriteWindow {
-			return nil, nil, fmt.Errorf("refused to push: %w", queue.ErrLeaseLost)
 		}
 		pctx, cancel := context.WithDeadline(ctx, until)
 		return pctx, cancel, nil

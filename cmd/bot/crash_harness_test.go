@@ -534,18 +534,30 @@ func (h *crashHarness) showLog() {
 	h.t.Logf("bot log %s (lines %d-%d of %d):\n%s", h.logPath, from+1, len(lines), len(lines), strings.Join(lines[from:], "\n"))
 }
 
-// freeLoopbackAddr finds a free loopback port for the bot; it stays the
-// bot's address across restarts, so the fake's webhook URL stays valid.
+// handedOut holds the addresses freeLoopbackAddr returned: a port is
+// free again once its probe closes, before the bot binds it, and the
+// kernel may offer it to the next probe (two replicas of one failover
+// test were given the same port and one exited with "address in use").
+var handedOut sync.Map
+
+// freeLoopbackAddr finds a free loopback port for the bot, never one it
+// returned before in this process; it stays the bot's address across
+// restarts, so the fake's webhook URL stays valid.
 func freeLoopbackAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("failed to find a free port: %w", err)
+	for range 100 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", fmt.Errorf("failed to find a free port: %w", err)
+		}
+		addr := ln.Addr().String()
+		if err := ln.Close(); err != nil {
+			return "", fmt.Errorf("failed to free port %s: %w", addr, err)
+		}
+		if _, taken := handedOut.LoadOrStore(addr, true); !taken {
+			return addr, nil
+		}
 	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		return "", fmt.Errorf("failed to free port %s: %w", addr, err)
-	}
-	return addr, nil
+	return "", fmt.Errorf("failed to find a free port not handed out before")
 }
 
 // envWithout drops the variables whose name starts with prefix, so that

@@ -83,7 +83,9 @@ const maxFoldedDeletes = 50
 
 // deadBranches lists recorded branches of repo that no live run owns (at
 // most maxFoldedDeletes), for a build to delete in the request that
-// publishes its own branch.
+// publishes its own branch: none while another run of the repository is
+// being built (on this replica or another), whose build may be deleting
+// the same ones (GitHub refuses a request that deletes a missing branch).
 func (s *Service) deadBranches(ctx context.Context, repo queue.Repo) ([]string, error) {
 	refs, err := s.store.ListRefs(ctx, repo)
 	if err != nil {
@@ -91,14 +93,14 @@ func (s *Service) deadBranches(ctx context.Context, repo queue.Repo) ([]string, 
 	}
 	var out []string
 	for _, ref := range refs {
-		if len(out) == maxFoldedDeletes {
-			break
-		}
-		live, err := s.rec.live(ctx, ref)
+		live, run, err := s.rec.owner(ctx, ref)
 		if err != nil {
 			return nil, err
 		}
-		if !live {
+		if s.rec.building(run) {
+			return nil, nil
+		}
+		if !live && len(out) < maxFoldedDeletes {
 			out = append(out, ref.Name)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -14,46 +13,11 @@ import (
 	"github.com/mergequeue/mq/queue"
 )
 
-// inflight is the set of branches this process is creating right now: they
-// are recorded (Ref) but not yet owned by a started run. The reconciler
-// leaves them alone. It is process state by nature: after a restart nothing
-// is in flight, and every recorded branch is judged by its run alone.
-type inflight struct {
-	mu    sync.Mutex
-	names map[inflightKey]int
-}
-
-type inflightKey struct {
-	repo queue.Repo
-	name string
-}
-
-func newInflight() *inflight { return &inflight{names: map[inflightKey]int{}} }
-
-// add marks branches in flight; the returned func unmarks them.
-func (f *inflight) add(repo queue.Repo, names ...string) func() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, n := range names {
-		f.names[inflightKey{repo.Fold(), n}]++
-	}
-	return func() {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		for _, n := range names {
-			k := inflightKey{repo.Fold(), n}
-			if f.names[k]--; f.names[k] <= 0 {
-				delete(f.names, k)
-			}
-		}
-	}
-}
-
-func (f *inflight) has(repo queue.Repo, name string) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.names[inflightKey{repo.Fold(), name}] > 0
-}
+// buildHold bounds how long a run being built keeps the clean-up of its
+// repository's dead branches away (cleanRecorded): a run still building
+// past it is taken for one left behind by a crash (which the engine
+// closes), not for a build that will delete them.
+const buildHold = 10 * time.Minute
 
 // cleanBranches deletes the recorded branches no live run owns and, for
 // each repository once per reconcile interval (and at start-up), every
@@ -133,32 +97,33 @@ func (r *Reconciler) deletions(ctx context.Context, repo queue.Repo, names []str
 // run owns, then forgets them. A branch that died moments ago is left for
 // a while (deadGrace): the next test branch published in the repository
 // deletes it in the same request. Once one is due, every dead branch goes
-// in one batch (queue.BranchBatchDeleter) when the port can.
+// in one batch (queue.BranchBatchDeleter) when the port can; but none
+// while a run of the repository is being built, whichever replica builds
+// it: its build deletes them in the request that publishes its branch, and
+// GitHub refuses that request if one of them is already gone. Everything is
+// judged from the store, so every replica judges alike.
 func (r *Reconciler) cleanRecorded(ctx context.Context, repo queue.Repo) error {
 	refs, err := r.store.ListRefs(ctx, repo)
 	if err != nil {
 		return err
 	}
 	var dead []string
-	due := false
+	due, building := false, false
 	for _, ref := range refs {
-		live, err := r.live(ctx, ref)
+		live, run, err := r.owner(ctx, ref)
 		if err != nil {
 			return err
 		}
+		building = building || r.building(run)
 		if live {
 			continue
 		}
 		dead = append(dead, ref.Name)
-		died, err := r.diedAt(ctx, ref)
-		if err != nil {
-			return err
-		}
-		if !r.now().Before(died.Add(r.deadGrace())) {
+		if !r.now().Before(diedAt(ref, run).Add(r.deadGrace())) {
 			due = true
 		}
 	}
-	if !due {
+	if !due || building {
 		return nil
 	}
 	return r.deleteAll(ctx, repo, dead)
@@ -196,53 +161,49 @@ func (r *Reconciler) deleteAll(ctx context.Context, repo queue.Repo, names []str
 func (r *Reconciler) deadGrace() time.Duration { return r.every }
 
 // diedAt is when a recorded branch stopped being needed: when its run
-// finished (or, without one, when it was recorded).
-func (r *Reconciler) diedAt(ctx context.Context, ref queue.Ref) (time.Time, error) {
-	if ref.RunID == "" {
-		return ref.CreatedAt, nil
+// (nil: none) finished, or, without that, when it was recorded.
+func diedAt(ref queue.Ref, run *queue.TestRun) time.Time {
+	if run == nil || run.FinishedAt.IsZero() {
+		return ref.CreatedAt
 	}
-	run, err := r.store.GetRun(ctx, ref.RunID)
-	if errors.Is(err, queue.ErrNotFound) {
-		return ref.CreatedAt, nil
-	}
-	if err != nil {
-		return time.Time{}, fmt.Errorf("failed to load run %s: %w", ref.RunID, err)
-	}
-	if run.FinishedAt.IsZero() {
-		return ref.CreatedAt, nil
-	}
-	return run.FinishedAt, nil
+	return run.FinishedAt
 }
 
-// live reports whether a recorded branch is still needed: being created by
-// this process, a queue's lane, or the published branch of a run that is
-// not closed (a run left building by a crash counts until the engine
-// closes it).
-func (r *Reconciler) live(ctx context.Context, ref queue.Ref) (bool, error) {
-	if r.inflight.has(ref.Repo, ref.Name) {
-		return true, nil
-	}
+// building reports whether run (nil: none) is being built: building, not
+// closed, and started less than buildHold ago.
+func (r *Reconciler) building(run *queue.TestRun) bool {
+	return run != nil && !run.Closed && run.Status == queue.RunBuilding && r.now().Sub(run.CreatedAt) < buildHold
+}
+
+// owner reports whether a recorded branch is still needed, with the run it
+// is recorded for (nil if none or not found). It is needed as a queue's
+// lane, or as the published branch of a run that is not closed (a run
+// being built counts, and so does one left building by a crash until the
+// engine closes it). It reads the store alone: a run is saved before its
+// branch is recorded (Service.startRun), so the branch of a run any
+// replica is building is live on every replica.
+func (r *Reconciler) owner(ctx context.Context, ref queue.Ref) (bool, *queue.TestRun, error) {
 	if qid, ok := laneQueue(ref.Name); ok && ref.RunID == "" {
 		_, err := r.store.GetQueueByID(ctx, qid)
 		if errors.Is(err, queue.ErrNotFound) {
-			return false, nil
+			return false, nil, nil
 		}
 		if err != nil {
-			return false, fmt.Errorf("failed to load queue %d: %w", qid, err)
+			return false, nil, fmt.Errorf("failed to load queue %d: %w", qid, err)
 		}
-		return true, nil
+		return true, nil, nil
 	}
 	if ref.RunID == "" {
-		return false, nil
+		return false, nil, nil
 	}
 	run, err := r.store.GetRun(ctx, ref.RunID)
 	if errors.Is(err, queue.ErrNotFound) {
-		return false, nil
+		return false, nil, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("failed to load run %s: %w", ref.RunID, err)
+		return false, nil, fmt.Errorf("failed to load run %s: %w", ref.RunID, err)
 	}
-	return !run.Closed && run.Branch == ref.Name, nil
+	return !run.Closed && run.Branch == ref.Name, run, nil
 }
 
 // sweep deletes the branches on GitHub under the queue's prefixes that
@@ -275,7 +236,7 @@ func (r *Reconciler) sweep(ctx context.Context, repo queue.Repo, prefixes []stri
 	}
 	var orphans []string
 	for _, name := range names {
-		if recorded[name] || r.inflight.has(repo, name) {
+		if recorded[name] {
 			continue
 		}
 		zerolog.Ctx(ctx).Info().Str("branch", name).Msg("deleting a branch no run owns")

@@ -25,11 +25,10 @@ import (
 // never duplicates or loses it. Failures are retried with backoff kept in
 // the store, across restarts.
 type Reconciler struct {
-	store    queue.Store
-	gh       queue.GitHub
-	now      func() time.Time
-	every    time.Duration
-	inflight *inflight
+	store queue.Store
+	gh    queue.GitHub
+	now   func() time.Time
+	every time.Duration
 	// publicURL and webURL build the links shown on PRs: the PR's
 	// dashboard page and GitHub's pages ("" leaves them out).
 	publicURL, webURL string
@@ -80,13 +79,13 @@ const (
 	maxRetryDelay = time.Minute
 )
 
-func newReconciler(store queue.Store, gh queue.GitHub, opts Options, fl *inflight) *Reconciler {
+func newReconciler(store queue.Store, gh queue.GitHub, opts Options) *Reconciler {
 	title := opts.TestPRTitle
 	if title == nil {
 		title = defaultTestPRTitle
 	}
 	return &Reconciler{store: store, gh: gh, now: func() time.Time { return opts.Now().UTC() }, every: opts.ReconcileEvery,
-		inflight: fl, publicURL: strings.TrimRight(opts.PublicURL, "/"), webURL: strings.TrimRight(opts.WebURL, "/"),
+		publicURL: strings.TrimRight(opts.PublicURL, "/"), webURL: strings.TrimRight(opts.WebURL, "/"),
 		titleTemplate: title, wake: make(chan struct{}, 1), swept: map[queue.Repo]time.Time{}}
 }
 

@@ -78,7 +78,6 @@ type Service struct {
 	protection *protectionCache
 	heads      *headCache
 	targets    *targetCache
-	inflight   *inflight
 	lanes      *laneBook
 	ffRefused  ffRefusals // runs whose fast-forward landing was refused (landing.go)
 	prHeads    headBook   // PRs' head branches, for merge messages (landing_message.go)
@@ -102,11 +101,10 @@ func NewService(store queue.Store, gh queue.GitHub, opts Options) *Service {
 	if opts.PRRecheckEvery <= 0 {
 		opts.PRRecheckEvery = 10 * opts.ReconcileEvery
 	}
-	fl := newInflight()
 	return &Service{store: store, gh: gh, opts: opts,
 		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{},
 		polls: newReadSchedule(engine.NotReadyPoll), rechecks: newReadSchedule(opts.PRRecheckEvery), protection: newProtectionCache(opts.ReconcileEvery), heads: newHeadCache(opts.ReconcileEvery), targets: newTargetCache(),
-		inflight: fl, lanes: newLaneBook(), rec: newReconciler(store, gh, opts, fl)}
+		lanes: newLaneBook(), rec: newReconciler(store, gh, opts)}
 }
 
 // Reconciler returns the reconciler that writes the queue's surfaces on

@@ -69,18 +69,17 @@ func (s *Service) startRun(ctx context.Context, fx *effects, snap *engine.Snapsh
 		}
 		spec.Heads = append(spec.Heads, queue.MergeHead{PRNumber: e.PRNumber, SHA: e.PRSHA, Message: msg})
 	}
-	done, err := s.recordBranches(ctx, q, run.ID, spec.Name)
-	if err != nil {
-		return err
-	}
-	// The dead branches this build deletes are in flight meanwhile: the
-	// reconciler leaves them to it.
-	doneDead := s.inflight.add(q.Key.Repo, dead...)
-	prev := done
-	done = func() { prev(); doneDead() }
+	// The run (building) is saved before its branch is recorded: a
+	// recorded branch always has its run, so the clean-up of any replica
+	// leaves it alone while the run is building, and, meanwhile, leaves to
+	// this build the dead branches it deletes (Reconciler.cleanRecorded). A
+	// crash in between leaves a building run and no branch: the engine
+	// closes the run.
 	if err := s.store.SaveRun(ctx, run); err != nil {
-		done()
 		return fmt.Errorf("failed to record run intent: %w", err)
+	}
+	if err := s.recordBranches(ctx, q, run.ID, spec.Name); err != nil {
+		return err
 	}
 	crashpoint.Hit(crashpoint.RunIntentRecorded)
 
@@ -97,7 +96,6 @@ func (s *Service) startRun(ctx context.Context, fx *effects, snap *engine.Snapsh
 		s.lanes.set(q.ID, built.SHA) // "" (unknown) after a failure
 	})
 	fx.then(func(ctx context.Context) error {
-		defer done() // the branch is owned by the run, or dead, from here on
 		if buildErr != nil {
 			return s.buildFailed(ctx, fx, q, run, a, buildErr)
 		}

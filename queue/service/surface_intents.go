@@ -83,16 +83,16 @@ func (s *Service) AddNotice(ctx context.Context, n queue.Notice) error {
 }
 
 // recordBranches records branches the queue is about to create, before it
-// creates them, and marks them in flight until done is called: from the
-// record on, a crash at any moment leaves them findable by the reconciler,
-// which deletes them once no live run owns them.
-func (s *Service) recordBranches(ctx context.Context, q *queue.Queue, runID string, names ...string) (done func(), err error) {
-	done = s.inflight.add(q.Key.Repo, names...)
+// creates them: from the record on, a crash at any moment leaves them
+// findable by the reconciler, which deletes them once no live run owns
+// them. A run's branches are recorded after the run (building) is saved,
+// so that any replica's clean-up, reading the store alone, finds the run
+// that owns a recorded branch (Reconciler.owner).
+func (s *Service) recordBranches(ctx context.Context, q *queue.Queue, runID string, names ...string) error {
 	for _, n := range names {
 		if err := s.store.RecordRef(ctx, queue.Ref{Repo: q.Key.Repo, Name: n, QueueID: q.ID, RunID: runID, CreatedAt: s.now()}); err != nil {
-			done()
-			return nil, fmt.Errorf("failed to record branch %s: %w", n, err)
+			return fmt.Errorf("failed to record branch %s: %w", n, err)
 		}
 	}
-	return done, nil
+	return nil
 }

@@ -208,7 +208,7 @@ func (a *App) Start(ctx context.Context) error {
 	a.bg.Add(1)
 	go func() {
 		defer a.bg.Done()
-		watchStalls(ctx, a.reads, a.store, a.now, a.metrics.stalls, a.cfg.Engine.ReconcileInterval)
+		a.runStallWatch(ctx, a.store, a.reads, a.store, a.metrics.stalls, a.cfg.Engine.ReconcileInterval)
 	}()
 	a.inboxDone = make(chan struct{})
 	go func() {

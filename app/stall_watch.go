@@ -146,3 +146,8 @@ func watchStalls(ctx context.Context, reads stallReads, alerts alertLog, now fun
 		}
 	}
 }
+
+// runStallWatch runs the stall watch (watchStalls) until ctx ends.
+func (a *App) runStallWatch(ctx context.Context, _ roleClaimer, reads stallReads, alerts alertLog, m *stallMetrics, interval time.Duration) {
+	watchStalls(ctx, reads, alerts, a.now, m, interval)
+}

@@ -62,7 +62,9 @@ type stallAlerts struct {
 }
 
 // set raises (stalled) or clears queue q's stall alert unless it already
-// is so.
+// is so. Under a role's hold (ctx), it records nothing unless the hold
+// lasts minWriteWindow more (queue.ErrLeaseLost), and the write ends by
+// the time the hold may pass on.
 func (a *stallAlerts) set(ctx context.Context, q *queue.Queue, stalled bool, detail string) error {
 	open, known := a.open[q.ID]
 	if !known {
@@ -77,6 +79,17 @@ func (a *stallAlerts) set(ctx context.Context, q *queue.Queue, stalled bool, det
 		}
 	}
 	if open != stalled {
+		// Under a role (runStallWatch), only while it holds: a replica
+		// frozen past it writes nothing once another may hold it.
+		until, held, err := writeWindow(ctx, a.now)
+		if err != nil {
+			return fmt.Errorf("failed to record the stall alert of %s: %w", q.Key, err)
+		}
+		if held {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, until)
+			defer cancel()
+		}
 		ev := queue.QueueAlertEvent(q.ID, queue.AlertStalled, stalled, detail, a.now())
 		if err := a.log.AddEvent(ctx, &ev); err != nil {
 			return fmt.Errorf("failed to record the stall alert of %s: %w", q.Key, err)
@@ -147,7 +160,19 @@ func watchStalls(ctx context.Context, reads stallReads, alerts alertLog, now fun
 	}
 }
 
-// runStallWatch runs the stall watch (watchStalls) until ctx ends.
-func (a *App) runStallWatch(ctx context.Context, _ roleClaimer, reads stallReads, alerts alertLog, m *stallMetrics, interval time.Duration) {
-	watchStalls(ctx, reads, alerts, a.now, m, interval)
+// stallWatchRole names the stall watch's role: it raises and clears every
+// queue's stall alert, each a queue_alert notification, so one replica at
+// a time runs it.
+const stallWatchRole = "stall-watch"
+
+// runStallWatch runs the stall watch (watchStalls) while this replica
+// holds stallWatchRole (roles: the database), until ctx ends: replicas
+// sharing a database raise and clear each alert once. A replica taking the
+// role over reads the raised alerts from the event log (stallAlerts), and
+// one that gives it up stops reporting mq_queue_stalled (the holder does).
+func (a *App) runStallWatch(ctx context.Context, roles roleClaimer, reads stallReads, alerts alertLog, m *stallMetrics, interval time.Duration) {
+	a.runAsRole(ctx, roles, stallWatchRole, LeaseTTL, func(ctx context.Context) {
+		defer m.stalled.Reset()
+		watchStalls(ctx, reads, alerts, a.now, m, interval)
+	})
 }

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/memstore"
-	"github.com/mergequeue/mq/queue/service"
 	"github.com/mergequeue/mq/queue/sim"
 )
 
@@ -63,30 +61,14 @@ func (g *webhookDuringMerge) MergePullRequest(ctx context.Context, repo queue.Re
 // its merge intent still set, made the holder read the PR back and record
 // the merge again).
 func TestAStaleWebhookSaveOnAnotherReplicaDoesNotUndoAMerge(t *testing.T) {
-	ctx := context.Background()
-	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
-	var clockMu sync.Mutex
-	clock := func() time.Time { clockMu.Lock(); defer clockMu.Unlock(); return now }
-	store := memstore.New()
-	repo := queue.Repo{Host: "github.com", Owner: "acme", Name: "widgets"}
-	world := sim.NewWorld(sim.WorldConfig{Repo: repo, Branch: "main", Checks: []string{sim.CICheck}, Now: clock})
+	w := newSimWorld(t)
+	ctx, store, world, repo := w.ctx, w.store, w.world, simRepo
 	gh := &webhookDuringMerge{World: world}
-	holder := service.NewService(store, gh, service.Options{Now: clock, ReconcileEvery: time.Minute})
-	s := queue.DefaultSettings()
-	s.Concurrency = 1
-	s.RequiredStatuses = []string{sim.CICheck}
-	s.CommentsEnabled, s.StatusCheckEnabled = false, false
-	q, err := holder.CreateQueue(ctx, queue.QueueKey{Repo: repo, Branch: "main"}, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr := world.OpenPR(sim.PRSpec{Title: "change"})
-	e, err := holder.Submit(ctx, queue.SubmitRequest{Key: q.Key, PRNumber: pr, Submitter: "dev", Source: "api"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	holder := w.replica(store, gh, time.Minute)
+	q := w.createQueue(holder, quietSettings(func(s *queue.Settings) { s.Concurrency = 1 }))
+	pr, e := w.submit(holder, q, "change")
 	other := &pausedSaves{Store: store, entryID: e.ID, read: make(chan struct{}), release: make(chan struct{})}
-	replica := service.NewService(other, world, service.Options{Now: clock, ReconcileEvery: time.Minute})
+	replica := w.replica(other, world, time.Minute)
 	webhook := make(chan error, 1)
 	gh.onMerged = func(n int) {
 		go func() { webhook <- replica.OnPullRequest(ctx, repo, world.PR(n)) }()
@@ -110,16 +92,8 @@ func TestAStaleWebhookSaveOnAnotherReplicaDoesNotUndoAMerge(t *testing.T) {
 			t.Fatal("the PR did not merge")
 		}
 		sync()
-		for _, job := range world.PendingCI() {
-			for _, c := range world.ReportCI(job.SHA, true) {
-				if err := holder.OnCheck(ctx, repo, c); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		clockMu.Lock()
-		now = now.Add(time.Second)
-		clockMu.Unlock()
+		w.reportCI(holder, true)
+		w.advance(time.Second)
 	}
 	close(other.release)
 	select {
@@ -178,29 +152,14 @@ func (s *savedAfterRead) GetEntryByID(ctx context.Context, id string) (*queue.En
 // on fresh state in the same sync (the merge recorded once, the entry
 // merged), not left to a later sync that reads the PR back.
 func TestAMergeRecordedAfterAWebhookSaveOnAnotherReplica(t *testing.T) {
-	ctx := context.Background()
-	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return now }
-	mem := memstore.New()
-	repo := queue.Repo{Host: "github.com", Owner: "acme", Name: "widgets"}
-	world := sim.NewWorld(sim.WorldConfig{Repo: repo, Branch: "main", Checks: []string{sim.CICheck}, Now: clock})
-	replica := service.NewService(mem, world, service.Options{Now: clock, ReconcileEvery: time.Minute})
+	w := newSimWorld(t)
+	ctx, mem, world, repo := w.ctx, w.store, w.world, simRepo
+	replica := w.replica(mem, world, time.Minute)
 	view := &savedAfterRead{Store: mem}
 	gh := &webhookDuringMerge{World: world}
-	holder := service.NewService(view, gh, service.Options{Now: clock, ReconcileEvery: time.Minute})
-	s := queue.DefaultSettings()
-	s.Concurrency = 1
-	s.RequiredStatuses = []string{sim.CICheck}
-	s.CommentsEnabled, s.StatusCheckEnabled = false, false
-	q, err := holder.CreateQueue(ctx, queue.QueueKey{Repo: repo, Branch: "main"}, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr := world.OpenPR(sim.PRSpec{Title: "change"})
-	e, err := holder.Submit(ctx, queue.SubmitRequest{Key: q.Key, PRNumber: pr, Submitter: "dev", Source: "api"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	holder := w.replica(view, gh, time.Minute)
+	q := w.createQueue(holder, quietSettings(func(s *queue.Settings) { s.Concurrency = 1 }))
+	pr, e := w.submit(holder, q, "change")
 	view.entryID = e.ID
 	view.other = func() {
 		if err := replica.OnPullRequest(ctx, repo, world.PR(pr)); err != nil {
@@ -215,14 +174,8 @@ func TestAMergeRecordedAfterAWebhookSaveOnAnotherReplica(t *testing.T) {
 		if len(world.Merged()) > 0 {
 			break
 		}
-		for _, job := range world.PendingCI() {
-			for _, c := range world.ReportCI(job.SHA, true) {
-				if err := holder.OnCheck(ctx, repo, c); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		now = now.Add(time.Second)
+		w.reportCI(holder, true)
+		w.advance(time.Second)
 	}
 	if len(world.Merged()) == 0 {
 		t.Fatal("the PR did not merge")
@@ -259,17 +212,10 @@ func (f *firstSubmitElsewhere) GetEntry(ctx context.Context, queueID int64, pr i
 // first's entry and the submission is decided again on it, instead of
 // failing (the webhook was given up in the failover test).
 func TestASubmissionRacingAnotherReplicasIsDecidedOnItsEntry(t *testing.T) {
-	ctx := context.Background()
-	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return now }
-	mem := memstore.New()
-	repo := queue.Repo{Host: "github.com", Owner: "acme", Name: "widgets"}
-	world := sim.NewWorld(sim.WorldConfig{Repo: repo, Branch: "main", Checks: []string{sim.CICheck}, Now: clock})
-	first := service.NewService(mem, world, service.Options{Now: clock, ReconcileEvery: time.Minute})
-	q, err := first.CreateQueue(ctx, queue.QueueKey{Repo: repo, Branch: "main"}, queue.DefaultSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newSimWorld(t)
+	ctx, mem, world := w.ctx, w.store, w.world
+	first := w.replica(mem, world, time.Minute)
+	q := w.createQueue(first, queue.DefaultSettings())
 	pr := world.OpenPR(sim.PRSpec{Title: "change"})
 	var firstEntry *queue.Entry
 	view := &firstSubmitElsewhere{Store: mem, other: func() {
@@ -278,7 +224,7 @@ func TestASubmissionRacingAnotherReplicasIsDecidedOnItsEntry(t *testing.T) {
 			t.Errorf("the first replica's submission: %v", err)
 		}
 	}}
-	second := service.NewService(view, world, service.Options{Now: clock, ReconcileEvery: time.Minute})
+	second := w.replica(view, world, time.Minute)
 	e, err := second.Submit(ctx, queue.SubmitRequest{Key: q.Key, PRNumber: pr, Submitter: "dev", Source: "comment", Priority: "high"})
 	if err != nil {
 		t.Fatalf("the second replica's submission of the same PR: %v", err)

@@ -47,15 +47,8 @@ func (h *harness) ciRunsOf(pr int) []fakegithub.CIRun {
 func TestFailedActionsJobIsRerunOnTheSameCommit(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, actionsCI)
-	h.createQueueWith(func(s *queue.Settings) { s.Concurrency, s.CheckRetries, s.CheckRetryBudgetPercent = 2, 1, 100 })
-	h.env.Fake.SetCIHold(true)
-	p1 := h.openPR("flaky", map[string]string{"flaky.txt": "1\n"})
-	p2 := h.openPR("behind", map[string]string{"behind.txt": "2\n"})
-	initial := len(h.mainCommits())
-	h.submit(p1)
-	h.waitState(p1, "testing")
-	h.submit(p2)
-	h.waitState(p2, "testing")
+	pair := h.flakyAheadOfBehind()
+	p1, p2 := pair.flaky, pair.behind
 
 	first := h.completeRunOf(p1, false)
 	retry := h.waitDetail(p1, "testing", "attempt 2 of 2")
@@ -71,15 +64,7 @@ func TestFailedActionsJobIsRerunOnTheSameCommit(t *testing.T) {
 	if second.SHA != first.SHA || second.ID != first.ID {
 		t.Errorf("attempt 2 ran as CI run %d on %s; want the re-run of run %d on %s", second.ID, second.SHA, first.ID, first.SHA)
 	}
-	h.waitState(p1, "merged")
-	h.waitState(p2, "merged")
-	commits := h.mainCommits()
-	if i1, i2 := indexOf(commits, h.mergeCommit(p1)), indexOf(commits, h.mergeCommit(p2)); i1 < 0 || i1 > i2 {
-		t.Errorf("#%d merged at %d, #%d at %d: the re-run PR lost its place", p1, i1, p2, i2)
-	}
-	if got := len(commits) - initial; got != 2 {
-		t.Errorf("main gained %d commits, want 2", got)
-	}
+	h.mergedInOrder(pair)
 	if runs := h.ciRunsOf(p1); len(runs) != 1 {
 		t.Errorf("#%d was tested by %d CI runs %v; want one (no new test commit)", p1, len(runs), runs)
 	}

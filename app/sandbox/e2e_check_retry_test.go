@@ -41,15 +41,8 @@ var ciRunURL = regexp.MustCompile(`/ci/runs/\d+`)
 func TestFailedCheckIsRetriedInPlace(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, fakegithub.CIOptions{})
-	h.createQueueWith(func(s *queue.Settings) { s.Concurrency, s.CheckRetries, s.CheckRetryBudgetPercent = 2, 1, 100 })
-	h.env.Fake.SetCIHold(true)
-	p1 := h.openPR("flaky", map[string]string{"flaky.txt": "1\n"})
-	p2 := h.openPR("behind", map[string]string{"behind.txt": "2\n"})
-	initial := len(h.mainCommits())
-	h.submit(p1)
-	h.waitState(p1, "testing")
-	h.submit(p2)
-	h.waitState(p2, "testing")
+	pair := h.flakyAheadOfBehind()
+	p1, p2 := pair.flaky, pair.behind
 
 	first := h.completeRunOf(p1, false)
 	retry := h.waitState(p1, "pending")
@@ -61,15 +54,7 @@ func TestFailedCheckIsRetriedInPlace(t *testing.T) {
 	if second.SHA == first.SHA {
 		t.Errorf("the retry ran on the failed commit %s; want a new test commit", first.SHA)
 	}
-	h.waitState(p1, "merged")
-	h.waitState(p2, "merged")
-	commits := h.mainCommits()
-	if i1, i2 := indexOf(commits, h.mergeCommit(p1)), indexOf(commits, h.mergeCommit(p2)); i1 < 0 || i1 > i2 {
-		t.Errorf("#%d merged at %d, #%d at %d: the retried PR lost its place", p1, i1, p2, i2)
-	}
-	if got := len(commits) - initial; got != 2 {
-		t.Errorf("main gained %d commits, want 2", got)
-	}
+	h.mergedInOrder(pair)
 	// Failing on both attempts fails the PR, both runs linked.
 	p3 := h.openPR("broken", map[string]string{"broken.txt": "3\n"})
 	h.submit(p3)

@@ -102,42 +102,17 @@ func TestFencedWriteHoldsOffTheTakeOver(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	a, b, q, url := replicas(t)
-	la, ok, err := a.AcquireLease(ctx, q.ID, "replica-a", epoch, 10*time.Second)
-	if err != nil || !ok {
-		t.Fatal(ok, err)
-	}
-	inTx, release := make(chan struct{}), make(chan struct{})
-	fenced := make(chan error, 1)
-	go func() {
-		fenced <- a.Fenced(ctx, la, func(tx queue.Store) error {
-			close(inTx)
-			<-release
-			return tx.AddEvent(ctx, &queue.Event{QueueID: q.ID, EntryID: "e", PRNumber: 1, At: epoch, To: queue.StateTesting})
-		})
-	}()
-	<-inTx
-	type acquired struct {
-		l   postgres.Lease
-		ok  bool
-		err error
-	}
-	took := make(chan acquired, 1)
-	go func() {
-		l, ok, err := b.AcquireLease(ctx, q.ID, "replica-b", epoch.Add(time.Minute), 10*time.Second)
-		took <- acquired{l, ok, err}
-	}()
-	// b's takeover waits on the lease row's lock.
-	waitForLockWait(t, url)
+	to := takeOverDuringFencedWrite(t, a, b, q, url)
 	select {
-	case r := <-took:
+	case r := <-to.took:
 		t.Fatalf("b took the lease while a's fenced write was in progress: %+v", r)
 	default:
 	}
-	close(release)
-	if err := <-fenced; err != nil {
+	to.resume()
+	if err := <-to.fenced; err != nil {
 		t.Fatalf("a's fenced write: %v", err)
 	}
-	r := <-took
+	r := <-to.took
 	if r.err != nil || !r.ok || r.l.Token != 2 {
 		t.Fatalf("b's takeover after a's write = %+v", r)
 	}
@@ -181,44 +156,18 @@ func TestAFrozenHoldersTransactionDoesNotBlockTheTakeOver(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	a, b, q, url := replicas(t)
-	la, ok, err := a.AcquireLease(ctx, q.ID, "replica-a", epoch, 10*time.Second)
-	if err != nil || !ok {
-		t.Fatal(ok, err)
-	}
-	inTx, resume := make(chan struct{}), make(chan struct{})
-	fenced := make(chan error, 1)
-	go func() {
-		fenced <- a.Fenced(ctx, la, func(tx queue.Store) error {
-			close(inTx)
-			<-resume // frozen
-			return tx.AddEvent(ctx, &queue.Event{QueueID: q.ID, EntryID: "e", PRNumber: 1, At: epoch, To: queue.StateTesting})
-		})
-	}()
-	defer close(resume)
-	<-inTx
-	type acquired struct {
-		l   postgres.Lease
-		ok  bool
-		err error
-	}
-	took := make(chan acquired, 1)
-	start := time.Now()
-	go func() {
-		l, ok, err := b.AcquireLease(ctx, q.ID, "replica-b", epoch.Add(time.Minute), 10*time.Second)
-		took <- acquired{l, ok, err}
-	}()
-	waitForLockWait(t, url)
+	to := takeOverDuringFencedWrite(t, a, b, q, url) // a is frozen in its transaction
 	select {
-	case r := <-took:
+	case r := <-to.took:
 		if r.err != nil || !r.ok || r.l.Token != 2 {
 			t.Fatalf("b's takeover = %+v", r)
 		}
-		t.Logf("taken over %v after the frozen transaction began to wait", time.Since(start).Round(time.Millisecond))
+		t.Logf("taken over %v after the frozen transaction began to wait", time.Since(to.began).Round(time.Millisecond))
 	case <-time.After(30 * time.Second):
 		t.Fatal("b's takeover still waits on the frozen holder's transaction after 30 s")
 	}
-	resume <- struct{}{}
-	if err := <-fenced; err == nil {
+	to.resume()
+	if err := <-to.fenced; err == nil {
 		t.Error("the frozen holder's fenced write succeeded after the takeover")
 	}
 	if evs, err := b.ListEvents(ctx, q.ID, epoch.Add(-time.Hour)); err != nil || len(evs) != 0 {

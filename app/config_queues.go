@@ -18,6 +18,11 @@ type QueueBootstrap struct {
 	// RequiredStatuses: absent = branch protection decides; [] = none.
 	RequiredStatuses []string `yaml:"required_statuses"`
 	MergeMethod      string   `yaml:"merge_method"`
+	// AutoTune and its bounds (autoTune, autoTuneMaxRuns,
+	// autoTuneMaxRunsPerHundredMerges): 0 leaves a bound unset.
+	AutoTune                        bool `yaml:"auto_tune"`
+	AutoTuneMaxRuns                 int  `yaml:"auto_tune_max_runs"`
+	AutoTuneMaxRunsPerHundredMerges int  `yaml:"auto_tune_max_runs_per_hundred_merges"`
 }
 
 // Key returns the queue this entry bootstraps on host. Call after Validate.
@@ -49,6 +54,18 @@ func (b QueueBootstrap) Update() queue.QueueUpdate {
 		m := queue.MergeMethod(b.MergeMethod)
 		u.MergeMethod = &m
 	}
+	if b.AutoTune {
+		on := true
+		u.AutoTune = &on
+	}
+	if b.AutoTuneMaxRuns != 0 {
+		n := b.AutoTuneMaxRuns
+		u.AutoTuneMaxRuns = &n
+	}
+	if b.AutoTuneMaxRunsPerHundredMerges != 0 {
+		n := b.AutoTuneMaxRunsPerHundredMerges
+		u.AutoTuneMaxRunsPerHundredMerges = &n
+	}
 	return u
 }
 
@@ -75,6 +92,13 @@ var bootstrapKeys = []bootstrapKey{
 	{"merge_method", "mergeMethod", func(u queue.QueueUpdate) queue.QueueUpdate { return queue.QueueUpdate{MergeMethod: u.MergeMethod} }},
 	{"required_statuses", "requiredStatuses", func(u queue.QueueUpdate) queue.QueueUpdate {
 		return queue.QueueUpdate{RequiredStatuses: u.RequiredStatuses}
+	}},
+	{"auto_tune", "autoTune", func(u queue.QueueUpdate) queue.QueueUpdate { return queue.QueueUpdate{AutoTune: u.AutoTune} }},
+	{"auto_tune_max_runs", "autoTuneMaxRuns", func(u queue.QueueUpdate) queue.QueueUpdate {
+		return queue.QueueUpdate{AutoTuneMaxRuns: u.AutoTuneMaxRuns}
+	}},
+	{"auto_tune_max_runs_per_hundred_merges", "autoTuneMaxRunsPerHundredMerges", func(u queue.QueueUpdate) queue.QueueUpdate {
+		return queue.QueueUpdate{AutoTuneMaxRunsPerHundredMerges: u.AutoTuneMaxRunsPerHundredMerges}
 	}},
 }
 

@@ -370,6 +370,11 @@ func TestValidate(t *testing.T) {
 				{Repo: "o/r", Branch: "dev", Mode: "fast", MergeMethod: "mergeCommit"}}
 		}, []string{`queues[1].mode: "fast" is not one of single, parallel`,
 			`queues[1].merge_method: "mergeCommit" is not one of merge_commit, squash, rebase`}},
+		{"bootstrap autoTune without its bound, and bounds out of range", func(c *Config) {
+			c.Queues = []QueueBootstrap{{Repo: "o/r", Branch: "main", AutoTune: true},
+				{Repo: "o/r", Branch: "dev", AutoTune: true, AutoTuneMaxRuns: -2, AutoTuneMaxRunsPerHundredMerges: -1}}
+		}, []string{"queues[0]: autoTune requires autoTuneMaxRuns", "queues[1]: auto_tune_max_runs must be between 0 and 1000, got -2",
+			"queues[1]: auto_tune_max_runs_per_hundred_merges must be between 0 and 100000, got -1"}},
 		{"bad notification", func(c *Config) {
 			c.Notifications = []NotificationTarget{{URL: "nope", Kind: "email"}}
 		}, []string{"notifications[0].url", `notifications[0].kind: "email"`}},

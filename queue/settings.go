@@ -129,6 +129,16 @@ func cutBotSuffix(login string) (string, bool) {
 	return login, false
 }
 
+// checkAutoTune (the Across rule of autoTune): the tuner chooses within
+// the user's bounds, so autoTune needs at least its bound on the runs at
+// once.
+func checkAutoTune(s Settings) error {
+	if s.AutoTune && s.AutoTuneMaxRuns < 1 {
+		return Inputf("autoTune requires autoTuneMaxRuns (the most CI runs at once it may choose, 1..%d), got %d", MaxConcurrency, s.AutoTuneMaxRuns)
+	}
+	return nil
+}
+
 // checkFastForwardLanding (the Across rule of fastForwardLanding): landing
 // by fast-forward keeps the test commit's merge commits, which is the
 // merge_commit method's history; squash or rebase would leave each PR

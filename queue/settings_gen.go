@@ -10,7 +10,8 @@ import "slices"
 // notReadyTimeoutHours 2562048 would otherwise wrap hours × time.Hour into a
 // negative duration and cancel every waiting entry at once.
 const (
-	// MaxConcurrency bounds concurrency and bisectionConcurrency.
+	// MaxConcurrency bounds concurrency and bisectionConcurrency and
+	// autoTuneMaxRuns.
 	MaxConcurrency = 1000
 	// MaxTestingTimeoutMinutes bounds testingTimeoutMinutes: a week.
 	MaxTestingTimeoutMinutes = 10080
@@ -32,6 +33,8 @@ const (
 	MaxCheckRetries = 5
 	// MaxCheckRetryBudgetPercent bounds checkRetryBudgetPercent.
 	MaxCheckRetryBudgetPercent = 100
+	// MaxAutoTuneRunsPerHundredMerges bounds autoTuneMaxRunsPerHundredMerges.
+	MaxAutoTuneRunsPerHundredMerges = 100000
 )
 
 // Mode is the queue's testing mode.
@@ -197,6 +200,20 @@ type Settings struct {
 	// MergeMethod merge_commit). A refused fast-forward falls back to the PR
 	// merges.
 	FastForwardLanding bool
+	// AutoTune (our extension, off by default) lets the queue choose its tuned
+	// settings (concurrency, batching, bisection, pendingFailureDepth,
+	// optimistic merging, isolation runs) from its own traffic, within
+	// AutoTuneMaxRuns and AutoTuneMaxRunsPerHundredMerges; the configured
+	// values apply again once it is turned off.
+	AutoTune bool
+	// AutoTuneMaxRuns is the most CI runs at once autoTune may choose: the
+	// chain's concurrency plus the bisection and isolation runs beside it (0 =
+	// not set; required with AutoTune).
+	AutoTuneMaxRuns int
+	// AutoTuneMaxRunsPerHundredMerges bounds the CI runs per 100 merged PRs
+	// that a tuning autoTune chooses may be estimated to spend (0 = no bound;
+	// 150 = 1.5 runs per merged PR).
+	AutoTuneMaxRunsPerHundredMerges int
 }
 
 // DefaultSettings are the settings of a new queue (SPEC §7); the others are
@@ -271,27 +288,30 @@ type QueueUpdate struct {
 	RequiredStatuses *[]string
 	// DeleteRequiredStatuses resets RequiredStatuses to nil; it wins over
 	// RequiredStatuses.
-	DeleteRequiredStatuses     bool
-	AllowedBotSubmitters       *[]string
-	DirectMergeMode            *DirectMergeMode
-	OptimizationMode           *OptimizationMode
-	MergeMethod                *MergeMethod
-	TestBranchConstructionMode *TestBranchConstructionMode
-	EnqueueingLabel            *string
-	LabelCommandsEnabled       *bool
-	StateLabelsEnabled         *bool
-	ExtensionEnabled           *bool
-	BatchingMaxSize            *int
-	NotReadyTimeoutHours       *int
-	BisectionParts             *int
-	TestBranchPrefix           *string
-	IsolationRuns              *bool
-	ChecksStartTimeoutMinutes  *int
-	TestingTimeoutFromHistory  *bool
-	StallAlertMinutes          *int
-	CheckRetries               *int
-	CheckRetryBudgetPercent    *int
-	FastForwardLanding         *bool
+	DeleteRequiredStatuses          bool
+	AllowedBotSubmitters            *[]string
+	DirectMergeMode                 *DirectMergeMode
+	OptimizationMode                *OptimizationMode
+	MergeMethod                     *MergeMethod
+	TestBranchConstructionMode      *TestBranchConstructionMode
+	EnqueueingLabel                 *string
+	LabelCommandsEnabled            *bool
+	StateLabelsEnabled              *bool
+	ExtensionEnabled                *bool
+	BatchingMaxSize                 *int
+	NotReadyTimeoutHours            *int
+	BisectionParts                  *int
+	TestBranchPrefix                *string
+	IsolationRuns                   *bool
+	ChecksStartTimeoutMinutes       *int
+	TestingTimeoutFromHistory       *bool
+	StallAlertMinutes               *int
+	CheckRetries                    *int
+	CheckRetryBudgetPercent         *int
+	FastForwardLanding              *bool
+	AutoTune                        *bool
+	AutoTuneMaxRuns                 *int
+	AutoTuneMaxRunsPerHundredMerges *int
 }
 
 // CheckFields checks each field u writes on its own: an enum's value (in any
@@ -413,6 +433,16 @@ func (u QueueUpdate) CheckFields() error {
 			return Inputf("checkRetryBudgetPercent must be between 1 and %d, got %d", MaxCheckRetryBudgetPercent, v)
 		}
 	}
+	if u.AutoTuneMaxRuns != nil {
+		if v := *u.AutoTuneMaxRuns; v < 0 || v > MaxConcurrency {
+			return Inputf("autoTuneMaxRuns must be between 0 and %d, got %d", MaxConcurrency, v)
+		}
+	}
+	if u.AutoTuneMaxRunsPerHundredMerges != nil {
+		if v := *u.AutoTuneMaxRunsPerHundredMerges; v < 0 || v > MaxAutoTuneRunsPerHundredMerges {
+			return Inputf("autoTuneMaxRunsPerHundredMerges must be between 0 and %d, got %d", MaxAutoTuneRunsPerHundredMerges, v)
+		}
+	}
 	return nil
 }
 
@@ -529,6 +559,15 @@ func (u QueueUpdate) ApplySettings(s Settings) (Settings, error) {
 	if u.FastForwardLanding != nil {
 		s.FastForwardLanding = *u.FastForwardLanding
 	}
+	if u.AutoTune != nil {
+		s.AutoTune = *u.AutoTune
+	}
+	if u.AutoTuneMaxRuns != nil {
+		s.AutoTuneMaxRuns = *u.AutoTuneMaxRuns
+	}
+	if u.AutoTuneMaxRunsPerHundredMerges != nil {
+		s.AutoTuneMaxRunsPerHundredMerges = *u.AutoTuneMaxRunsPerHundredMerges
+	}
 	if err := s.Validate(); err != nil {
 		return s, err
 	}
@@ -617,6 +656,15 @@ func (s Settings) Validate() error {
 	}
 	if err := checkFastForwardLanding(s); err != nil {
 		return err
+	}
+	if err := checkAutoTune(s); err != nil {
+		return err
+	}
+	if s.AutoTuneMaxRuns < 0 || s.AutoTuneMaxRuns > MaxConcurrency {
+		return Inputf("autoTuneMaxRuns must be between 0 and %d, got %d", MaxConcurrency, s.AutoTuneMaxRuns)
+	}
+	if s.AutoTuneMaxRunsPerHundredMerges < 0 || s.AutoTuneMaxRunsPerHundredMerges > MaxAutoTuneRunsPerHundredMerges {
+		return Inputf("autoTuneMaxRunsPerHundredMerges must be between 0 and %d, got %d", MaxAutoTuneRunsPerHundredMerges, s.AutoTuneMaxRunsPerHundredMerges)
 	}
 	return nil
 }

@@ -16,43 +16,46 @@ import (
 // JSON type is a 400 naming the field (decodeJSON); every other rule is the
 // queue's (queue.QueueUpdate.ApplySettings).
 type queueFields struct {
-	State                       *string            `json:"state"`
-	Concurrency                 *int               `json:"concurrency"`
-	TestingTimeoutMinutes       *int               `json:"testingTimeoutMinutes"`
-	Mode                        *string            `json:"mode"`
-	CanOptimisticallyMerge      *bool              `json:"canOptimisticallyMerge"`
-	PendingFailureDepth         *int               `json:"pendingFailureDepth"`
-	Batch                       *bool              `json:"batch"`
-	BatchingMaxWaitTimeMinutes  *int               `json:"batchingMaxWaitTimeMinutes"`
-	BatchingMinSize             *int               `json:"batchingMinSize"`
-	CreatePrsForTestingBranches *bool              `json:"createPrsForTestingBranches"`
-	CommentsEnabled             *bool              `json:"commentsEnabled"`
-	CommandsEnabled             *bool              `json:"commandsEnabled"`
-	StatusCheckEnabled          *bool              `json:"statusCheckEnabled"`
-	BisectionConcurrency        *int               `json:"bisectionConcurrency"`
-	RequiredStatuses            *[]string          `json:"requiredStatuses"`
-	DeleteRequiredStatuses      *bool              `json:"deleteRequiredStatuses"`
-	AllowedBotSubmitters        *[]string          `json:"allowedBotSubmitters"`
-	BatchingRules               *[]json.RawMessage `json:"batchingRules"`
-	DirectMergeMode             *string            `json:"directMergeMode"`
-	OptimizationMode            *string            `json:"optimizationMode"`
-	MergeMethod                 *string            `json:"mergeMethod"`
-	TestBranchConstructionMode  *string            `json:"testBranchConstructionMode"`
-	EnqueueingLabel             *string            `json:"enqueueingLabel"`
-	LabelCommandsEnabled        *bool              `json:"labelCommandsEnabled"`
-	StateLabelsEnabled          *bool              `json:"stateLabelsEnabled"`
-	ExtensionEnabled            *bool              `json:"extensionEnabled"`
-	BatchingMaxSize             *int               `json:"batchingMaxSize"`
-	NotReadyTimeoutHours        *int               `json:"notReadyTimeoutHours"`
-	BisectionParts              *int               `json:"bisectionParts"`
-	TestBranchPrefix            *string            `json:"testBranchPrefix"`
-	IsolationRuns               *bool              `json:"isolationRuns"`
-	ChecksStartTimeoutMinutes   *int               `json:"checksStartTimeoutMinutes"`
-	TestingTimeoutFromHistory   *bool              `json:"testingTimeoutFromHistory"`
-	StallAlertMinutes           *int               `json:"stallAlertMinutes"`
-	CheckRetries                *int               `json:"checkRetries"`
-	CheckRetryBudgetPercent     *int               `json:"checkRetryBudgetPercent"`
-	FastForwardLanding          *bool              `json:"fastForwardLanding"`
+	State                           *string            `json:"state"`
+	Concurrency                     *int               `json:"concurrency"`
+	TestingTimeoutMinutes           *int               `json:"testingTimeoutMinutes"`
+	Mode                            *string            `json:"mode"`
+	CanOptimisticallyMerge          *bool              `json:"canOptimisticallyMerge"`
+	PendingFailureDepth             *int               `json:"pendingFailureDepth"`
+	Batch                           *bool              `json:"batch"`
+	BatchingMaxWaitTimeMinutes      *int               `json:"batchingMaxWaitTimeMinutes"`
+	BatchingMinSize                 *int               `json:"batchingMinSize"`
+	CreatePrsForTestingBranches     *bool              `json:"createPrsForTestingBranches"`
+	CommentsEnabled                 *bool              `json:"commentsEnabled"`
+	CommandsEnabled                 *bool              `json:"commandsEnabled"`
+	StatusCheckEnabled              *bool              `json:"statusCheckEnabled"`
+	BisectionConcurrency            *int               `json:"bisectionConcurrency"`
+	RequiredStatuses                *[]string          `json:"requiredStatuses"`
+	DeleteRequiredStatuses          *bool              `json:"deleteRequiredStatuses"`
+	AllowedBotSubmitters            *[]string          `json:"allowedBotSubmitters"`
+	BatchingRules                   *[]json.RawMessage `json:"batchingRules"`
+	DirectMergeMode                 *string            `json:"directMergeMode"`
+	OptimizationMode                *string            `json:"optimizationMode"`
+	MergeMethod                     *string            `json:"mergeMethod"`
+	TestBranchConstructionMode      *string            `json:"testBranchConstructionMode"`
+	EnqueueingLabel                 *string            `json:"enqueueingLabel"`
+	LabelCommandsEnabled            *bool              `json:"labelCommandsEnabled"`
+	StateLabelsEnabled              *bool              `json:"stateLabelsEnabled"`
+	ExtensionEnabled                *bool              `json:"extensionEnabled"`
+	BatchingMaxSize                 *int               `json:"batchingMaxSize"`
+	NotReadyTimeoutHours            *int               `json:"notReadyTimeoutHours"`
+	BisectionParts                  *int               `json:"bisectionParts"`
+	TestBranchPrefix                *string            `json:"testBranchPrefix"`
+	IsolationRuns                   *bool              `json:"isolationRuns"`
+	ChecksStartTimeoutMinutes       *int               `json:"checksStartTimeoutMinutes"`
+	TestingTimeoutFromHistory       *bool              `json:"testingTimeoutFromHistory"`
+	StallAlertMinutes               *int               `json:"stallAlertMinutes"`
+	CheckRetries                    *int               `json:"checkRetries"`
+	CheckRetryBudgetPercent         *int               `json:"checkRetryBudgetPercent"`
+	FastForwardLanding              *bool              `json:"fastForwardLanding"`
+	AutoTune                        *bool              `json:"autoTune"`
+	AutoTuneMaxRuns                 *int               `json:"autoTuneMaxRuns"`
+	AutoTuneMaxRunsPerHundredMerges *int               `json:"autoTuneMaxRunsPerHundredMerges"`
 }
 
 // settingsUpdate is the queue.QueueUpdate of the settings fields (State
@@ -62,41 +65,44 @@ func (f *queueFields) settingsUpdate() (queue.QueueUpdate, error) {
 		return queue.QueueUpdate{}, badRequestf("invalid field batchingRules: batching rules are not supported; only [] is accepted, got %d rule(s)", len(*f.BatchingRules))
 	}
 	return queue.QueueUpdate{
-		Concurrency:                 f.Concurrency,
-		TestingTimeoutMinutes:       f.TestingTimeoutMinutes,
-		Mode:                        (*queue.Mode)(f.Mode),
-		CanOptimisticallyMerge:      f.CanOptimisticallyMerge,
-		PendingFailureDepth:         f.PendingFailureDepth,
-		Batch:                       f.Batch,
-		BatchingMaxWaitTimeMinutes:  f.BatchingMaxWaitTimeMinutes,
-		BatchingMinSize:             f.BatchingMinSize,
-		CreatePrsForTestingBranches: f.CreatePrsForTestingBranches,
-		CommentsEnabled:             f.CommentsEnabled,
-		CommandsEnabled:             f.CommandsEnabled,
-		StatusCheckEnabled:          f.StatusCheckEnabled,
-		BisectionConcurrency:        f.BisectionConcurrency,
-		RequiredStatuses:            f.RequiredStatuses,
-		DeleteRequiredStatuses:      f.DeleteRequiredStatuses != nil && *f.DeleteRequiredStatuses,
-		AllowedBotSubmitters:        f.AllowedBotSubmitters,
-		DirectMergeMode:             (*queue.DirectMergeMode)(f.DirectMergeMode),
-		OptimizationMode:            (*queue.OptimizationMode)(f.OptimizationMode),
-		MergeMethod:                 (*queue.MergeMethod)(f.MergeMethod),
-		TestBranchConstructionMode:  (*queue.TestBranchConstructionMode)(f.TestBranchConstructionMode),
-		EnqueueingLabel:             f.EnqueueingLabel,
-		LabelCommandsEnabled:        f.LabelCommandsEnabled,
-		StateLabelsEnabled:          f.StateLabelsEnabled,
-		ExtensionEnabled:            f.ExtensionEnabled,
-		BatchingMaxSize:             f.BatchingMaxSize,
-		NotReadyTimeoutHours:        f.NotReadyTimeoutHours,
-		BisectionParts:              f.BisectionParts,
-		TestBranchPrefix:            f.TestBranchPrefix,
-		IsolationRuns:               f.IsolationRuns,
-		ChecksStartTimeoutMinutes:   f.ChecksStartTimeoutMinutes,
-		TestingTimeoutFromHistory:   f.TestingTimeoutFromHistory,
-		StallAlertMinutes:           f.StallAlertMinutes,
-		CheckRetries:                f.CheckRetries,
-		CheckRetryBudgetPercent:     f.CheckRetryBudgetPercent,
-		FastForwardLanding:          f.FastForwardLanding,
+		Concurrency:                     f.Concurrency,
+		TestingTimeoutMinutes:           f.TestingTimeoutMinutes,
+		Mode:                            (*queue.Mode)(f.Mode),
+		CanOptimisticallyMerge:          f.CanOptimisticallyMerge,
+		PendingFailureDepth:             f.PendingFailureDepth,
+		Batch:                           f.Batch,
+		BatchingMaxWaitTimeMinutes:      f.BatchingMaxWaitTimeMinutes,
+		BatchingMinSize:                 f.BatchingMinSize,
+		CreatePrsForTestingBranches:     f.CreatePrsForTestingBranches,
+		CommentsEnabled:                 f.CommentsEnabled,
+		CommandsEnabled:                 f.CommandsEnabled,
+		StatusCheckEnabled:              f.StatusCheckEnabled,
+		BisectionConcurrency:            f.BisectionConcurrency,
+		RequiredStatuses:                f.RequiredStatuses,
+		DeleteRequiredStatuses:          f.DeleteRequiredStatuses != nil && *f.DeleteRequiredStatuses,
+		AllowedBotSubmitters:            f.AllowedBotSubmitters,
+		DirectMergeMode:                 (*queue.DirectMergeMode)(f.DirectMergeMode),
+		OptimizationMode:                (*queue.OptimizationMode)(f.OptimizationMode),
+		MergeMethod:                     (*queue.MergeMethod)(f.MergeMethod),
+		TestBranchConstructionMode:      (*queue.TestBranchConstructionMode)(f.TestBranchConstructionMode),
+		EnqueueingLabel:                 f.EnqueueingLabel,
+		LabelCommandsEnabled:            f.LabelCommandsEnabled,
+		StateLabelsEnabled:              f.StateLabelsEnabled,
+		ExtensionEnabled:                f.ExtensionEnabled,
+		BatchingMaxSize:                 f.BatchingMaxSize,
+		NotReadyTimeoutHours:            f.NotReadyTimeoutHours,
+		BisectionParts:                  f.BisectionParts,
+		TestBranchPrefix:                f.TestBranchPrefix,
+		IsolationRuns:                   f.IsolationRuns,
+		ChecksStartTimeoutMinutes:       f.ChecksStartTimeoutMinutes,
+		TestingTimeoutFromHistory:       f.TestingTimeoutFromHistory,
+		StallAlertMinutes:               f.StallAlertMinutes,
+		CheckRetries:                    f.CheckRetries,
+		CheckRetryBudgetPercent:         f.CheckRetryBudgetPercent,
+		FastForwardLanding:              f.FastForwardLanding,
+		AutoTune:                        f.AutoTune,
+		AutoTuneMaxRuns:                 f.AutoTuneMaxRuns,
+		AutoTuneMaxRunsPerHundredMerges: f.AutoTuneMaxRunsPerHundredMerges,
 	}, nil
 }
 
@@ -107,43 +113,46 @@ func (f *queueFields) settingsUpdate() (queue.QueueUpdate, error) {
 // whose null (use branch protection) stays apart from [] (explicitly none).
 // getQueue adds the entries; updateQueue answers this alone.
 type queueJSON struct {
-	State                       string            `json:"state"`
-	Branch                      string            `json:"branch"`
-	Concurrency                 int               `json:"concurrency"`
-	TestingTimeoutMinutes       int               `json:"testingTimeoutMinutes"`
-	Mode                        string            `json:"mode"`
-	CanOptimisticallyMerge      bool              `json:"canOptimisticallyMerge"`
-	PendingFailureDepth         int               `json:"pendingFailureDepth"`
-	Batch                       bool              `json:"batch"`
-	BatchingMaxWaitTimeMinutes  int               `json:"batchingMaxWaitTimeMinutes"`
-	BatchingMinSize             int               `json:"batchingMinSize"`
-	CreatePrsForTestingBranches bool              `json:"createPrsForTestingBranches"`
-	CommentsEnabled             bool              `json:"commentsEnabled"`
-	CommandsEnabled             bool              `json:"commandsEnabled"`
-	StatusCheckEnabled          bool              `json:"statusCheckEnabled"`
-	BisectionConcurrency        int               `json:"bisectionConcurrency"`
-	RequiredStatuses            []string          `json:"requiredStatuses"`
-	AllowedBotSubmitters        []string          `json:"allowedBotSubmitters"`
-	BatchingRules               []json.RawMessage `json:"batchingRules"`
-	DirectMergeMode             string            `json:"directMergeMode"`
-	OptimizationMode            string            `json:"optimizationMode"`
-	MergeMethod                 string            `json:"mergeMethod"`
-	TestBranchConstructionMode  string            `json:"testBranchConstructionMode"`
-	EnqueueingLabel             string            `json:"enqueueingLabel"`
-	LabelCommandsEnabled        bool              `json:"labelCommandsEnabled"`
-	StateLabelsEnabled          bool              `json:"stateLabelsEnabled"`
-	ExtensionEnabled            bool              `json:"extensionEnabled"`
-	BatchingMaxSize             int               `json:"batchingMaxSize"`
-	NotReadyTimeoutHours        int               `json:"notReadyTimeoutHours"`
-	BisectionParts              int               `json:"bisectionParts"`
-	TestBranchPrefix            string            `json:"testBranchPrefix"`
-	IsolationRuns               bool              `json:"isolationRuns"`
-	ChecksStartTimeoutMinutes   int               `json:"checksStartTimeoutMinutes"`
-	TestingTimeoutFromHistory   bool              `json:"testingTimeoutFromHistory"`
-	StallAlertMinutes           int               `json:"stallAlertMinutes"`
-	CheckRetries                int               `json:"checkRetries"`
-	CheckRetryBudgetPercent     int               `json:"checkRetryBudgetPercent"`
-	FastForwardLanding          bool              `json:"fastForwardLanding"`
+	State                           string            `json:"state"`
+	Branch                          string            `json:"branch"`
+	Concurrency                     int               `json:"concurrency"`
+	TestingTimeoutMinutes           int               `json:"testingTimeoutMinutes"`
+	Mode                            string            `json:"mode"`
+	CanOptimisticallyMerge          bool              `json:"canOptimisticallyMerge"`
+	PendingFailureDepth             int               `json:"pendingFailureDepth"`
+	Batch                           bool              `json:"batch"`
+	BatchingMaxWaitTimeMinutes      int               `json:"batchingMaxWaitTimeMinutes"`
+	BatchingMinSize                 int               `json:"batchingMinSize"`
+	CreatePrsForTestingBranches     bool              `json:"createPrsForTestingBranches"`
+	CommentsEnabled                 bool              `json:"commentsEnabled"`
+	CommandsEnabled                 bool              `json:"commandsEnabled"`
+	StatusCheckEnabled              bool              `json:"statusCheckEnabled"`
+	BisectionConcurrency            int               `json:"bisectionConcurrency"`
+	RequiredStatuses                []string          `json:"requiredStatuses"`
+	AllowedBotSubmitters            []string          `json:"allowedBotSubmitters"`
+	BatchingRules                   []json.RawMessage `json:"batchingRules"`
+	DirectMergeMode                 string            `json:"directMergeMode"`
+	OptimizationMode                string            `json:"optimizationMode"`
+	MergeMethod                     string            `json:"mergeMethod"`
+	TestBranchConstructionMode      string            `json:"testBranchConstructionMode"`
+	EnqueueingLabel                 string            `json:"enqueueingLabel"`
+	LabelCommandsEnabled            bool              `json:"labelCommandsEnabled"`
+	StateLabelsEnabled              bool              `json:"stateLabelsEnabled"`
+	ExtensionEnabled                bool              `json:"extensionEnabled"`
+	BatchingMaxSize                 int               `json:"batchingMaxSize"`
+	NotReadyTimeoutHours            int               `json:"notReadyTimeoutHours"`
+	BisectionParts                  int               `json:"bisectionParts"`
+	TestBranchPrefix                string            `json:"testBranchPrefix"`
+	IsolationRuns                   bool              `json:"isolationRuns"`
+	ChecksStartTimeoutMinutes       int               `json:"checksStartTimeoutMinutes"`
+	TestingTimeoutFromHistory       bool              `json:"testingTimeoutFromHistory"`
+	StallAlertMinutes               int               `json:"stallAlertMinutes"`
+	CheckRetries                    int               `json:"checkRetries"`
+	CheckRetryBudgetPercent         int               `json:"checkRetryBudgetPercent"`
+	FastForwardLanding              bool              `json:"fastForwardLanding"`
+	AutoTune                        bool              `json:"autoTune"`
+	AutoTuneMaxRuns                 int               `json:"autoTuneMaxRuns"`
+	AutoTuneMaxRunsPerHundredMerges int               `json:"autoTuneMaxRunsPerHundredMerges"`
 }
 
 // newQueueJSON renders q: each setting as its declaration shows it (an unset
@@ -152,42 +161,45 @@ type queueJSON struct {
 func newQueueJSON(q *queue.Queue) queueJSON {
 	s := q.Settings
 	return queueJSON{
-		State:                       string(q.State),
-		Branch:                      q.Key.Branch,
-		Concurrency:                 s.Concurrency,
-		TestingTimeoutMinutes:       s.TestingTimeoutMinutes,
-		Mode:                        string(q.EffectiveMode()),
-		CanOptimisticallyMerge:      s.CanOptimisticallyMerge,
-		PendingFailureDepth:         s.PendingFailureDepth,
-		Batch:                       s.Batch,
-		BatchingMaxWaitTimeMinutes:  s.BatchingMaxWaitTimeMinutes,
-		BatchingMinSize:             s.BatchingMinSize,
-		CreatePrsForTestingBranches: s.CreatePrsForTestingBranches,
-		CommentsEnabled:             s.CommentsEnabled,
-		CommandsEnabled:             s.CommandsEnabled,
-		StatusCheckEnabled:          s.StatusCheckEnabled,
-		BisectionConcurrency:        s.EffectiveBisectionConcurrency(),
-		RequiredStatuses:            s.RequiredStatuses,
-		AllowedBotSubmitters:        append([]string{}, s.AllowedBotSubmitters...),
-		BatchingRules:               []json.RawMessage{},
-		DirectMergeMode:             string(s.DirectMergeMode),
-		OptimizationMode:            string(s.OptimizationMode),
-		MergeMethod:                 string(s.MergeMethod),
-		TestBranchConstructionMode:  string(s.EffectiveTestBranchConstructionMode()),
-		EnqueueingLabel:             s.EnqueueingLabel,
-		LabelCommandsEnabled:        s.LabelCommandsEnabled,
-		StateLabelsEnabled:          s.StateLabelsEnabled,
-		ExtensionEnabled:            s.ExtensionEnabled,
-		BatchingMaxSize:             s.EffectiveBatchingMaxSize(),
-		NotReadyTimeoutHours:        s.NotReadyTimeoutHours,
-		BisectionParts:              s.EffectiveBisectionParts(),
-		TestBranchPrefix:            s.EffectiveTestBranchPrefix(),
-		IsolationRuns:               s.IsolationRuns,
-		ChecksStartTimeoutMinutes:   s.ChecksStartTimeoutMinutes,
-		TestingTimeoutFromHistory:   s.TestingTimeoutFromHistory,
-		StallAlertMinutes:           s.StallAlertMinutes,
-		CheckRetries:                s.CheckRetries,
-		CheckRetryBudgetPercent:     s.EffectiveCheckRetryBudgetPercent(),
-		FastForwardLanding:          s.FastForwardLanding,
+		State:                           string(q.State),
+		Branch:                          q.Key.Branch,
+		Concurrency:                     s.Concurrency,
+		TestingTimeoutMinutes:           s.TestingTimeoutMinutes,
+		Mode:                            string(q.EffectiveMode()),
+		CanOptimisticallyMerge:          s.CanOptimisticallyMerge,
+		PendingFailureDepth:             s.PendingFailureDepth,
+		Batch:                           s.Batch,
+		BatchingMaxWaitTimeMinutes:      s.BatchingMaxWaitTimeMinutes,
+		BatchingMinSize:                 s.BatchingMinSize,
+		CreatePrsForTestingBranches:     s.CreatePrsForTestingBranches,
+		CommentsEnabled:                 s.CommentsEnabled,
+		CommandsEnabled:                 s.CommandsEnabled,
+		StatusCheckEnabled:              s.StatusCheckEnabled,
+		BisectionConcurrency:            s.EffectiveBisectionConcurrency(),
+		RequiredStatuses:                s.RequiredStatuses,
+		AllowedBotSubmitters:            append([]string{}, s.AllowedBotSubmitters...),
+		BatchingRules:                   []json.RawMessage{},
+		DirectMergeMode:                 string(s.DirectMergeMode),
+		OptimizationMode:                string(s.OptimizationMode),
+		MergeMethod:                     string(s.MergeMethod),
+		TestBranchConstructionMode:      string(s.EffectiveTestBranchConstructionMode()),
+		EnqueueingLabel:                 s.EnqueueingLabel,
+		LabelCommandsEnabled:            s.LabelCommandsEnabled,
+		StateLabelsEnabled:              s.StateLabelsEnabled,
+		ExtensionEnabled:                s.ExtensionEnabled,
+		BatchingMaxSize:                 s.EffectiveBatchingMaxSize(),
+		NotReadyTimeoutHours:            s.NotReadyTimeoutHours,
+		BisectionParts:                  s.EffectiveBisectionParts(),
+		TestBranchPrefix:                s.EffectiveTestBranchPrefix(),
+		IsolationRuns:                   s.IsolationRuns,
+		ChecksStartTimeoutMinutes:       s.ChecksStartTimeoutMinutes,
+		TestingTimeoutFromHistory:       s.TestingTimeoutFromHistory,
+		StallAlertMinutes:               s.StallAlertMinutes,
+		CheckRetries:                    s.CheckRetries,
+		CheckRetryBudgetPercent:         s.EffectiveCheckRetryBudgetPercent(),
+		FastForwardLanding:              s.FastForwardLanding,
+		AutoTune:                        s.AutoTune,
+		AutoTuneMaxRuns:                 s.AutoTuneMaxRuns,
+		AutoTuneMaxRunsPerHundredMerges: s.AutoTuneMaxRunsPerHundredMerges,
 	}
 }

@@ -268,3 +268,38 @@ func TestFastForwardLandingNeedsMergeCommits(t *testing.T) {
 	}
 	wantError(t, h.post("updateQueue", branchBody(t, "main", map[string]any{"mergeMethod": "squash"})), 400, "fastForwardLanding")
 }
+
+// autoTune is refused, naming it and changing nothing, without its bound
+// on the runs at once (in the same request or stored); bounds out of range
+// are refused too, and turning autoTune on with a bound reads back.
+func TestAutoTuneNeedsItsBounds(t *testing.T) {
+	t.Parallel()
+	h := newLiveHarness(t)
+	wantError(t, h.post("createQueue", branchBody(t, "main", map[string]any{"autoTune": true})), 400, "autoTune requires autoTuneMaxRuns")
+	if r := h.post("getQueue", branchBody(t, "main", nil)); r.status != 404 {
+		t.Fatalf("a refused createQueue created the queue: %d %s", r.status, r.body)
+	}
+	wantEmptyObject(t, h.post("createQueue", branchBody(t, "main", nil)))
+	before := h.post("getQueue", branchBody(t, "main", nil)).body
+	for _, bad := range []map[string]any{
+		{"autoTune": true},
+		{"autoTune": true, "autoTuneMaxRuns": 0},
+		{"autoTune": true, "autoTuneMaxRuns": 1001},
+		{"autoTuneMaxRuns": -1},
+		{"autoTuneMaxRunsPerHundredMerges": -5},
+		{"autoTune": true, "autoTuneMaxRuns": 8, "autoTuneMaxRunsPerHundredMerges": 100001},
+		{"autoTune": "yes", "autoTuneMaxRuns": 8},
+		{"autoTune": true, "autoTuneMaxRuns": 2.5},
+	} {
+		wantError(t, h.post("updateQueue", branchBody(t, "main", bad)), 400, "autoTune")
+	}
+	if after := h.post("getQueue", branchBody(t, "main", nil)).body; after != before {
+		t.Errorf("a refused update changed the queue:\n%s\n%s", before, after)
+	}
+	got, _ := rawFields(t, h.post("updateQueue", branchBody(t, "main", map[string]any{"autoTune": true, "autoTuneMaxRuns": 8, "autoTuneMaxRunsPerHundredMerges": 150})))
+	if string(got["autoTune"]) != "true" || string(got["autoTuneMaxRuns"]) != "8" || string(got["autoTuneMaxRunsPerHundredMerges"]) != "150" {
+		t.Fatalf("autoTune with its bounds: %s, %s, %s", got["autoTune"], got["autoTuneMaxRuns"], got["autoTuneMaxRunsPerHundredMerges"])
+	}
+	// The bound cannot be unset while autoTune is on.
+	wantError(t, h.post("updateQueue", branchBody(t, "main", map[string]any{"autoTuneMaxRuns": 0})), 400, "autoTune requires autoTuneMaxRuns")
+}

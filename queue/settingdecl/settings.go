@@ -294,4 +294,35 @@ var All = []Setting{
 			"if GitHub refuses the update (not a fast-forward, branch protection) the unit merges PR by PR as by default",
 		Example: true,
 	},
+	{
+		API: "autoTune", Field: "AutoTune", Store: "auto_tune", Kind: Bool, LaterKey: true,
+		Across: "checkAutoTune", ExampleWith: map[string]any{"autoTuneMaxRuns": 8},
+		Doc: "AutoTune (our extension, off by default) lets the queue choose its tuned settings (concurrency, " +
+			"batching, bisection, pendingFailureDepth, optimistic merging, isolation runs) from its own traffic, " +
+			"within AutoTuneMaxRuns and AutoTuneMaxRunsPerHundredMerges; the configured values apply again once " +
+			"it is turned off.",
+		Rule: "our extension, only with `autoTuneMaxRuns` set (refused otherwise): the queue measures its arrivals, CI " +
+			"durations, failure and flake rates and, at intervals, chooses the tuned settings within the bounds; " +
+			"see **`autoTune`** below",
+		Example:  true,
+		SimFixed: "the suite draws fixed settings; ours(auto) in queue/sim runs the tuner on the engine",
+	},
+	{
+		API: "autoTuneMaxRuns", Field: "AutoTuneMaxRuns", Store: "auto_tune_max_runs", Kind: Int, LaterKey: true,
+		Min: 0, Max: 1000, MaxConst: "MaxConcurrency",
+		Doc: "AutoTuneMaxRuns is the most CI runs at once autoTune may choose: the chain's concurrency plus the " +
+			"bisection and isolation runs beside it (0 = not set; required with AutoTune).",
+		Rule:     "our extension: 0 = not set; at least 1 when `autoTune` is on",
+		Example:  8,
+		SimFixed: "a bound of autoTune, which the suite does not draw",
+	},
+	{
+		API: "autoTuneMaxRunsPerHundredMerges", Field: "AutoTuneMaxRunsPerHundredMerges", Store: "auto_tune_max_runs_per_hundred_merges",
+		Kind: Int, LaterKey: true, Min: 0, Max: 100000, MaxConst: "MaxAutoTuneRunsPerHundredMerges",
+		Doc: "AutoTuneMaxRunsPerHundredMerges bounds the CI runs per 100 merged PRs that a tuning autoTune chooses " +
+			"may be estimated to spend (0 = no bound; 150 = 1.5 runs per merged PR).",
+		Rule:     "our extension: 0 = no bound; `150` = at most 1.5 CI runs per merged PR, as estimated for the observed traffic",
+		Example:  150,
+		SimFixed: "a bound of autoTune, which the suite does not draw",
+	},
 }

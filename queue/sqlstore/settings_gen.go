@@ -60,4 +60,13 @@ type settingsDoc struct {
 	// Added after queues were stored: older rows lack it and decode as the
 	// zero value (fastForwardLanding's default).
 	FastForwardLanding bool `json:"fast_forward_landing"`
+	// Added after queues were stored: older rows lack it and decode as the
+	// zero value (autoTune's default).
+	AutoTune bool `json:"auto_tune"`
+	// Added after queues were stored: older rows lack it and decode as the
+	// zero value (autoTuneMaxRuns's default).
+	AutoTuneMaxRuns int `json:"auto_tune_max_runs"`
+	// Added after queues were stored: older rows lack it and decode as the
+	// zero value (autoTuneMaxRunsPerHundredMerges's default).
+	AutoTuneMaxRunsPerHundredMerges int `json:"auto_tune_max_runs_per_hundred_merges"`
 }

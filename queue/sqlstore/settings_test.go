@@ -60,7 +60,7 @@ func TestSettingsDocReadsRowsStoredBefore(t *testing.T) {
 		`"optimization_mode":"bisection_skip_redundant_tests","merge_method":"rebase","enqueueing_label":"ship-it",` +
 		`"label_commands_enabled":false,"state_labels_enabled":true,"extension_enabled":false,"not_ready_timeout_hours":24,` +
 		`"bisection_parts":4,"test_branch_construction_mode":"rename_temp_branch","allowed_bot_submitters":["a[bot]"],` +
-		`"test_branch_prefix":"ci/mq/","isolation_runs":true,"checks_start_timeout_minutes":10,"testing_timeout_from_history":true,"stall_alert_minutes":60,"check_retries":2,"check_retry_budget_percent":20,"fast_forward_landing":false}`
+		`"test_branch_prefix":"ci/mq/","isolation_runs":true,"checks_start_timeout_minutes":10,"testing_timeout_from_history":true,"stall_alert_minutes":60,"check_retries":2,"check_retry_budget_percent":20,"fast_forward_landing":false,"auto_tune":false,"auto_tune_max_runs":0,"auto_tune_max_runs_per_hundred_merges":0}`
 	want := queue.Settings{Mode: queue.ModeParallel, Concurrency: 3, TestingTimeoutMinutes: 90, CanOptimisticallyMerge: true,
 		PendingFailureDepth: 2, Batch: true, BatchingMaxWaitTimeMinutes: 7, BatchingMinSize: 3, BatchingMaxSize: 6,
 		CreatePrsForTestingBranches: true, BisectionConcurrency: 2, RequiredStatuses: []string{"ci/test"},

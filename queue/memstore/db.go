@@ -62,7 +62,8 @@ type db struct {
 	notices     map[int64]queue.Notice
 	noticeKeys  map[string]int64
 	refs        map[refKey]queue.Ref
-	claims      map[claimKey]string // comment command → the delivery that claimed it
+	claims      map[claimKey]string         // comment command → the delivery that claimed it
+	tunings     map[int64]queue.QueueTuning // by queue ID: autoTune's tuning in force
 }
 
 func newDB() *db {
@@ -88,6 +89,7 @@ func newDB() *db {
 		noticeKeys:    map[string]int64{},
 		refs:          map[refKey]queue.Ref{},
 		claims:        map[claimKey]string{},
+		tunings:       map[int64]queue.QueueTuning{},
 	}
 }
 

@@ -159,6 +159,8 @@ func (o *ops) DeleteQueue(ctx context.Context, id int64) error {
 	delete(d.events, id)
 	delete(d.merges, id)
 	delete(d.mergeAt, id)
+	tuning, tuned := d.tunings[id]
+	delete(d.tunings, id)
 	delete(d.queues, id)
 	delete(d.queueIDs, q.Key.Fold())
 	d.versions.Changed(0)
@@ -173,6 +175,9 @@ func (o *ops) DeleteQueue(ctx context.Context, id int64) error {
 		}
 		maps.Copy(d.targets, targets)
 		maps.Copy(d.surfaces, surfaces)
+		if tuned {
+			d.tunings[id] = tuning
+		}
 		maps.Copy(d.runSurfaces, runSurfaces)
 		maps.Copy(d.refs, refs)
 		if events != nil {

@@ -22,7 +22,7 @@ type testCase struct {
 // parallel subtests.
 func Run(t *testing.T, newStore Factory) {
 	var all []testCase
-	for _, group := range [][]testCase{queueTests, entryTests, runTests, logTests, txTests, copyTests, repoCaseTests, surfaceTests, claimTests, versionTests, replicaWriteTests} {
+	for _, group := range [][]testCase{queueTests, entryTests, runTests, logTests, txTests, copyTests, repoCaseTests, surfaceTests, claimTests, versionTests, replicaWriteTests, tuningTests} {
 		all = append(all, group...)
 	}
 	for _, tc := range all {

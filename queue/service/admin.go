@@ -71,6 +71,7 @@ func (s *Service) UpdateQueue(ctx context.Context, key queue.QueueKey, u queue.Q
 		}
 	}
 	ciPaused := q.PausedForChecksNotStarting()
+	before := q.Settings
 	settings, err := u.ApplySettings(q.Settings.WithCreationDefaults())
 	if err != nil {
 		return nil, err
@@ -96,9 +97,14 @@ func (s *Service) UpdateQueue(ctx context.Context, key queue.QueueKey, u queue.Q
 		}
 	}
 	q.UpdatedAt = s.now()
+	retune := false
 	err = s.store.WithTx(ctx, func(tx queue.Store) error {
 		if err := tx.UpdateQueue(ctx, q); err != nil {
 			return err
+		}
+		var serr error
+		if retune, serr = s.settleTuning(ctx, tx, before, q); serr != nil {
+			return fmt.Errorf("failed to settle autoTune's tuning: %w", serr)
 		}
 		if !ciPaused || q.State == queue.QueuePaused {
 			return nil
@@ -110,6 +116,9 @@ func (s *Service) UpdateQueue(ctx context.Context, key queue.QueueKey, u queue.Q
 	})
 	if err != nil {
 		return nil, fmt.Errorf("failed to save queue %s: %w", key, err)
+	}
+	if retune {
+		s.forgetTuner(q.ID)
 	}
 	zerolog.Ctx(ctx).Info().Str("queue", key.String()).Str("state", string(q.State)).
 		Str("mode", string(q.EffectiveMode())).Msg("queue updated")

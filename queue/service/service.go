@@ -56,6 +56,8 @@ type Options struct {
 	// required checks never started (checksStartTimeoutMinutes); outage is
 	// true when it paused the queue (this feeds the alert metrics).
 	OnChecksNotStarted func(key queue.QueueKey, outage bool)
+	// Tune configures autoTune (autotune_service.go).
+	Tune TuneOptions
 }
 
 // Service runs the merge queues: it carries out the use cases of the API
@@ -82,6 +84,7 @@ type Service struct {
 	ffRefused  ffRefusals // runs whose fast-forward landing was refused (landing.go)
 	prHeads    headBook   // PRs' head branches, for merge messages (landing_message.go)
 	rec        *Reconciler
+	tune       *tuneBook // autoTune's tuners (autotune_service.go)
 }
 
 // NewService returns a Service over a store and a GitHub port.
@@ -104,7 +107,7 @@ func NewService(store queue.Store, gh queue.GitHub, opts Options) *Service {
 	return &Service{store: store, gh: gh, opts: opts,
 		locks: map[int64]*sync.Mutex{}, lastReconcile: map[int64]time.Time{},
 		polls: newReadSchedule(engine.NotReadyPoll), rechecks: newReadSchedule(opts.PRRecheckEvery), protection: newProtectionCache(opts.ReconcileEvery), heads: newHeadCache(opts.ReconcileEvery), targets: newTargetCache(),
-		lanes: newLaneBook(), rec: newReconciler(store, gh, opts)}
+		lanes: newLaneBook(), rec: newReconciler(store, gh, opts), tune: newTuneBook(opts.Tune)}
 }
 
 // Reconciler returns the reconciler that writes the queue's surfaces on
@@ -146,6 +149,9 @@ func (s *Service) Sync(ctx context.Context, queueID int64) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, fmt.Errorf("failed to load queue %d: %w", queueID, err)
 	}
+	// After the steps, on what they decided; it never waits: the choice
+	// runs in its own goroutine.
+	defer s.pokeTuner(ctx, q)
 	if s.reconcileDue(queueID) {
 		if err := s.reconcile(ctx, q); err != nil {
 			return s.now().Add(5 * time.Second), fmt.Errorf("failed to reconcile queue %s: %w", q.Key, err)

@@ -41,7 +41,11 @@ func (s *Service) step(ctx context.Context, queueID int64, head *string, require
 		if err != nil {
 			return time.Time{}, true, err
 		}
-		action, wake := engine.Next(snap, s.now())
+		view, err := s.engineView(ctx, snap)
+		if err != nil {
+			return time.Time{}, true, err
+		}
+		action, wake := engine.Next(view, s.now())
 		if action == nil {
 			return wake, true, nil
 		}

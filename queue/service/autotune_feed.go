@@ -1,0 +1,95 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/autotune"
+)
+
+// maxPendingRuns bounds the runs a queue's observer waits on the result
+// of (a run forgotten is one observation fewer, never a wrong one).
+const maxPendingRuns = 10000
+
+// maxKnownEntries bounds the entries whose PR a queue's observer
+// remembers; past it the memory starts again (a run's tree then lacks the
+// PRs of entries seen before, and the run is no flake evidence).
+const maxKnownEntries = 50000
+
+// feedObserver reads q's events since qt's cursor (never the whole log:
+// the store lists them from a time, and those at or before the cursor are
+// skipped) and reports to the observer what runner_auto reports from the
+// simulated queue: submissions, conclusions (merged or failed by the
+// queue) and the runs the engine decided, with the PRs of their trees.
+func (s *Service) feedObserver(ctx context.Context, q *queue.Queue, qt *queueTuner) error {
+	// A minute back: events of one instant may commit out of ID order.
+	evs, err := s.store.ListEvents(ctx, q.ID, qt.cursorAt.Add(-time.Minute))
+	if err != nil {
+		return fmt.Errorf("failed to list the events of %s: %w", q.Key, err)
+	}
+	for _, ev := range evs {
+		if ev.ID <= qt.cursorID {
+			continue
+		}
+		qt.cursorID = ev.ID
+		if ev.At.After(qt.cursorAt) {
+			qt.cursorAt = ev.At
+		}
+		if ev.EntryID == "" {
+			continue // the queue's own events (alerts, autoTune)
+		}
+		if len(qt.prs) >= maxKnownEntries {
+			qt.prs = map[string]int{}
+		}
+		qt.prs[ev.EntryID] = ev.PRNumber
+		switch {
+		case ev.From == "":
+			qt.obs.Arrived(ev.At)
+		case ev.To == queue.StateMerged:
+			qt.obs.Concluded(ev.At, ev.PRNumber, true)
+		case ev.To == queue.StateFailed:
+			qt.obs.Concluded(ev.At, ev.PRNumber, false)
+		}
+		if _, done := qt.reported[ev.RunID]; ev.RunID != "" && !done && len(qt.runs) < maxPendingRuns {
+			qt.runs[ev.RunID] = true // later events name decided runs too
+		}
+	}
+	// A decided run is remembered while events may still name it.
+	for id, at := range qt.reported {
+		if at.Before(qt.cursorAt.Add(-2 * qt.obs.Window())) {
+			delete(qt.reported, id)
+		}
+	}
+	for id := range qt.runs {
+		run, err := s.store.GetRun(ctx, id)
+		if errors.Is(err, queue.ErrNotFound) {
+			delete(qt.runs, id)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("failed to read run %s: %w", id, err)
+		}
+		switch run.Status {
+		case queue.RunSucceeded, queue.RunFailed:
+			tree := make([]int, 0, len(run.Ahead)+len(run.PRNumbers))
+			for _, e := range run.Ahead {
+				if pr, ok := qt.prs[e]; ok {
+					tree = append(tree, pr)
+				}
+			}
+			tree = append(tree, run.PRNumbers...)
+			if !run.StartedAt.IsZero() && !run.FinishedAt.IsZero() {
+				qt.obs.RunFinished(autotune.RunResult{Started: run.StartedAt, Finished: run.FinishedAt,
+					Passed: run.Status == queue.RunSucceeded, Tree: tree})
+			}
+			delete(qt.runs, id)
+			qt.reported[id] = run.FinishedAt
+		case queue.RunCancelled:
+			delete(qt.runs, id) // says nothing about CI
+		}
+	}
+	return nil
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/readside"
 	"github.com/mergequeue/mq/queue/service"
+	"github.com/mergequeue/mq/queue/sim"
 )
 
 // Options adjust an App beyond its configuration (tests, the sandbox).
@@ -109,6 +110,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 		Now: opts.Now, Wake: a.wakeQueue, ReconcileEvery: cfg.Engine.ReconcileInterval,
 		PublicURL: cfg.Server.PublicURL, WebURL: gh.Config().WebURL, TestPRTitle: title,
 		OnTreeMismatch: a.metrics.treeMismatch, OnChecksNotStarted: a.metrics.checksNotStarted,
+		Tune: service.TuneOptions{Evaluator: sim.TuneEvaluator{}, OnChoice: a.metrics.autoTune.choice},
 	})
 	a.reads = readside.New(store, readside.Options{Now: opts.Now, WriteBudget: gh})
 	a.workers.svc = a.svc

@@ -28,6 +28,7 @@ type metrics struct {
 	outbox         *outboxMetrics
 	reconciler     *reconcilerMetrics
 	stalls         *stallMetrics
+	autoTune       *autoTuneMetrics
 }
 
 func newMetrics() *metrics {
@@ -48,6 +49,7 @@ func newMetrics() *metrics {
 		outbox:     newOutboxMetrics(),
 		reconciler: newReconcilerMetrics(),
 		stalls:     newStallMetrics(),
+		autoTune:   newAutoTuneMetrics(),
 	}
 	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.treeMismatches, m.checksMissing)
@@ -57,6 +59,7 @@ func newMetrics() *metrics {
 	m.outbox.register(m.registry)
 	m.reconciler.register(m.registry)
 	m.stalls.register(m.registry)
+	m.autoTune.register(m.registry)
 	return m
 }
 

@@ -168,7 +168,8 @@ func (n *Notifier) Step(ctx context.Context, t Target) (time.Duration, error) {
 
 // deliver sends an event's messages to the target. Slack targets get only
 // the decisions a channel cares about: an entry or a batch ended, a batch
-// failed, or a queue alert was raised or cleared.
+// failed, a queue alert was raised or cleared, or autoTune changed the
+// queue's settings.
 func (n *Notifier) deliver(ctx context.Context, t Target, ev queue.Event, now time.Time) error {
 	msgs, err := messages(ctx, n.store, ev, n.opts.DetailsURL)
 	if errors.Is(err, queue.ErrNotFound) {
@@ -178,7 +179,7 @@ func (n *Notifier) deliver(ctx context.Context, t Target, ev queue.Event, now ti
 		return err
 	}
 	for _, m := range msgs {
-		if t.Kind == Slack && m.Type != "queue_alert" && m.Action != "merged" && m.Action != "failed" && m.Action != "canceled" {
+		if t.Kind == Slack && m.Type != "queue_alert" && m.Type != "queue_autotune" && m.Action != "merged" && m.Action != "failed" && m.Action != "canceled" {
 			continue
 		}
 		if err := send(ctx, n.opts.Client, t, m, now); err != nil {

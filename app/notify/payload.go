@@ -19,7 +19,10 @@ type Repository struct {
 // pull_request_batch; PRNumber is set for the first, PRNumbers for the
 // second. Type queue_alert (our addition) is an alert of the queue itself:
 // Action is raised or cleared, Alert (and Status) its kind (stalled,
-// checks_not_starting), Detail what is wrong; it names no PR.
+// checks_not_starting), Detail what is wrong; it names no PR. Type
+// queue_autotune (ours too) is a change of the queue's settings by
+// autoTune: Action changed (Detail its reason and the new tuning) or
+// abandoned (a choice over its time budget; the tuning in force kept).
 type Message struct {
 	// ID is stable across retries (the webhook-id), so receivers can drop
 	// duplicates.
@@ -107,6 +110,9 @@ func messages(ctx context.Context, look Lookup, ev queue.Event, detailsURL strin
 	if kind, raised, ok := ev.Alert(); ok {
 		return []Message{alertMessage(q, ev, kind, raised, detailsURL)}, nil
 	}
+	if r, ok := ev.Tuning(); ok {
+		return []Message{tuningMessage(q, ev, r, detailsURL)}, nil
+	}
 	e, err := look.GetEntryByID(ctx, ev.EntryID)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load entry %s: %w", ev.EntryID, err)
@@ -182,6 +188,26 @@ func alertMessage(q *queue.Queue, ev queue.Event, kind queue.AlertKind, raised b
 	}
 }
 
+// tuningMessage is the queue_autotune notification of an autoTune event.
+func tuningMessage(q *queue.Queue, ev queue.Event, r queue.Reason, detailsURL string) Message {
+	action := "changed"
+	if r == queue.ReasonQueueAutoTuneAbandoned {
+		action = "abandoned"
+	}
+	return Message{
+		ID:           fmt.Sprintf("evt_%d", ev.ID),
+		Type:         "queue_autotune",
+		Action:       action,
+		Status:       "autotune",
+		Timestamp:    ev.At.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+		Repository:   Repository{Host: q.Key.Repo.Host, Owner: q.Key.Repo.Owner, Name: q.Key.Repo.Name},
+		TargetBranch: q.Key.Branch,
+		Reason:       string(ev.Reason),
+		Detail:       ev.Detail,
+		DetailsURL:   detailsURL,
+	}
+}
+
 // batchMessage is the pull_request_batch notification an event stands for.
 func batchMessage(base Message, ev queue.Event, run, parent *queue.TestRun) (Message, bool) {
 	first := func(r *queue.TestRun) bool { return r != nil && len(r.EntryIDs) > 1 && r.EntryIDs[0] == ev.EntryID }
@@ -231,6 +257,9 @@ func (m Message) Summary() string {
 	}
 	if m.Type == "queue_alert" {
 		who = "queue alert " + m.Alert
+	}
+	if m.Type == "queue_autotune" {
+		who = "autoTune"
 	}
 	line := fmt.Sprintf("%s/%s → %s: %s %s", m.Repository.Owner, m.Repository.Name, m.TargetBranch, who, m.Action)
 	if m.Detail != "" {

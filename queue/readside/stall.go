@@ -74,7 +74,9 @@ func (r *Reads) Stalled(ctx context.Context, q *queue.Queue) (*Stall, error) {
 		return nil, fmt.Errorf("failed to list events of %s: %w", q.Key, err)
 	}
 	for _, ev := range events {
-		if _, _, alert := ev.Alert(); !alert { // the alert itself is no activity
+		_, _, alert := ev.Alert()
+		_, tuned := ev.Tuning()
+		if !alert && !tuned { // the alert itself, or autoTune's choice, is no activity
 			return nil, nil
 		}
 	}

@@ -57,6 +57,7 @@ func (a *API) createQueue(w http.ResponseWriter, r *http.Request) error {
 type getQueueResponse struct {
 	queueJSON
 	EnqueuedPullRequests []pullRequestJSON `json:"enqueuedPullRequests"`
+	AutoTuning           autoTuningJSON    `json:"autoTuning"`
 }
 
 // getQueue (POST /v1/getQueue) returns a queue's state, settings and
@@ -78,7 +79,7 @@ func (a *API) getQueue(w http.ResponseWriter, r *http.Request) error {
 			return getQueueError(key, err)
 		}
 		body, err := snap.Encoded(func(s *readside.QueueSnapshot) ([]byte, error) {
-			return encodeJSON(newGetQueueResponse(s.Queue, s.Entries))
+			return encodeJSON(newGetQueueResponse(s.Queue, s.Entries, s.Tuning))
 		})
 		if err != nil {
 			return err
@@ -90,15 +91,22 @@ func (a *API) getQueue(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return getQueueError(key, err)
 	}
-	return writeJSON(w, newGetQueueResponse(q, entries))
+	var tuning *queue.QueueTuning
+	if qt, ok := a.reads.(QueueTunings); ok {
+		if tuning, err = qt.QueueTuning(r.Context(), q); err != nil {
+			return err
+		}
+	}
+	return writeJSON(w, newGetQueueResponse(q, entries, tuning))
 }
 
 // newGetQueueResponse renders a queue and its active entries in queue
-// order.
-func newGetQueueResponse(q *queue.Queue, entries []*queue.Entry) getQueueResponse {
+// order, with autoTune's effective values and last change (tuning).
+func newGetQueueResponse(q *queue.Queue, entries []*queue.Entry, tuning *queue.QueueTuning) getQueueResponse {
 	resp := getQueueResponse{
 		queueJSON:            newQueueJSON(q),
 		EnqueuedPullRequests: make([]pullRequestJSON, 0, len(entries)),
+		AutoTuning:           newAutoTuningJSON(q, tuning),
 	}
 	for _, e := range entries {
 		if !e.Admitted() { // the contract, enforced: never not_ready or ended

@@ -131,6 +131,7 @@ var queueShape = map[string]string{
 	"autoTune":                        "boolean",
 	"autoTuneMaxRuns":                 "integer",
 	"autoTuneMaxRunsPerHundredMerges": "integer",
+	"autoTuning":                      "object",
 }
 
 // enqueuedShape is seed §2.4.

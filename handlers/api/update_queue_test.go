@@ -15,7 +15,7 @@ import (
 func updatedShape() map[string]string {
 	s := map[string]string{}
 	for k, v := range queueShape {
-		if k != "enqueuedPullRequests" {
+		if k != "enqueuedPullRequests" && k != "autoTuning" {
 			s[k] = v
 		}
 	}

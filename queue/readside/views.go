@@ -213,7 +213,11 @@ func (r *Reads) loadView(ctx context.Context, id int64, version uint64) (*queueV
 	for _, e := range entries {
 		v.active[e.PRNumber] = e
 	}
-	v.snap = &QueueSnapshot{Queue: q, Entries: v.ordered}
+	tuning, err := r.QueueTuning(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	v.snap = &QueueSnapshot{Queue: q, Entries: v.ordered, Tuning: tuning}
 	return v, nil
 }
 
@@ -225,6 +229,8 @@ func (r *Reads) loadView(ctx context.Context, id int64, version uint64) (*queueV
 type QueueSnapshot struct {
 	Queue   *queue.Queue
 	Entries []*queue.Entry
+	// Tuning is autoTune's tuning in force (nil: none, or autoTune off).
+	Tuning *queue.QueueTuning
 
 	mu      sync.Mutex
 	encoded []byte

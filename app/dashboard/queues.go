@@ -31,6 +31,8 @@ type queueView struct {
 	ChartsPage  string
 	// Stall says why the queue is stalled ("" when it is not).
 	Stall string
+	// AutoTune is autoTune's configured and effective values (nil: off).
+	AutoTune *autoTuneView
 	// Flaky are the required checks' failures of the last week.
 	Flaky   []FlakyCheck
 	Units   []unitView
@@ -149,6 +151,9 @@ func (d *Dashboard) queueView(ctx context.Context, q *queue.Queue) (*queueView, 
 		return nil, fmt.Errorf("failed to tell whether %s is stalled: %w", q.Key, err)
 	case stall != nil:
 		qv.Stall = stall.Detail
+	}
+	if qv.AutoTune, err = d.autoTuneOf(ctx, q); err != nil {
+		return nil, err
 	}
 	waits, err := d.reads.Waiting(ctx, q)
 	if err != nil {

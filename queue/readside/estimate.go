@@ -57,6 +57,10 @@ type EstimateStore interface {
 // returns Estimates at now. The reconciler (what PRs show on GitHub) and
 // Reads (the API, /mq status, the dashboard) both estimate through it.
 func LoadEstimates(ctx context.Context, store EstimateStore, q *queue.Queue, now time.Time) (map[string]Estimate, error) {
+	q, err := effectiveOf(ctx, store, q) // the concurrency and batches in force
+	if err != nil {
+		return nil, err
+	}
 	entries, err := store.ListActiveEntries(ctx, q.ID)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list entries of %s: %w", q.Key, err)

@@ -96,7 +96,7 @@ func (r *Reads) GetSubmitted(ctx context.Context, key queue.QueueKey, prNumber i
 				checks[run.SHA] = queue.ChecksOfAttempt(run, checks[run.SHA])
 			}
 		}
-		sub.WaitingFor = WithWriteBudget(WaitingFor(v.q, sub.Entry, v.entries, v.runs, checks, r.now()), r.budget, v.q.Key.Repo, r.now())
+		sub.WaitingFor = WithWriteBudget(WaitingFor(v.eff, sub.Entry, v.entries, v.runs, checks, r.now()), r.budget, v.q.Key.Repo, r.now())
 	}
 	return &sub, nil
 }

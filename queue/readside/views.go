@@ -69,6 +69,7 @@ type queueView struct {
 	typical time.Duration        // TypicalDuration of the recent runs
 	timeout queue.TestingTimeout // the queue's testing timeout (from the recent runs)
 	snap    *QueueSnapshot       // q and ordered, handed out by QueueSnapshot
+	eff     *queue.Queue         // q with the settings in force (autoTune's)
 
 	mu        sync.Mutex
 	described map[int]*queue.SubmittedPR // PR → description without position and ETA; nil = never submitted
@@ -218,6 +219,7 @@ func (r *Reads) loadView(ctx context.Context, id int64, version uint64) (*queueV
 		return nil, err
 	}
 	v.snap = &QueueSnapshot{Queue: q, Entries: v.ordered, Tuning: tuning}
+	v.eff = withEffective(q, tuning)
 	return v, nil
 }
 
@@ -305,7 +307,7 @@ func (v *queueView) estimates(now time.Time) map[string]Estimate {
 		return ests
 	}
 	v.mu.Unlock()
-	ests := Estimates(v.q, v.entries, v.runs, v.typical, now)
+	ests := Estimates(v.eff, v.entries, v.runs, v.typical, now)
 	WithTimeouts(ests, v.entries, v.runs, v.timeout)
 	v.mu.Lock()
 	v.estAt, v.ests = now, ests

@@ -180,6 +180,10 @@ type WaitingStore interface {
 // store and says what each active entry waits for at now (WaitingFor, then
 // WithWriteBudget with budget, which may be nil), by entry ID.
 func LoadWaiting(ctx context.Context, store WaitingStore, q *queue.Queue, now time.Time, budget queue.WriteBudget) (map[string]*queue.Waiting, error) {
+	q, err := effectiveOf(ctx, store, q) // the concurrency and batches in force
+	if err != nil {
+		return nil, err
+	}
 	entries, err := store.ListActiveEntries(ctx, q.ID)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list entries of %s: %w", q.Key, err)

@@ -295,3 +295,52 @@ func TestAutoTuneChoiceRunsOutsideTheQueueLock(t *testing.T) {
 		t.Errorf("the abandoned choice was applied: %v", got)
 	}
 }
+
+// A client echoing the configured values changes nothing; writing another
+// configured tuned value, or lowering autoTuneMaxRuns below the tuning in
+// force, returns to the configured values at once, with an event saying
+// why; a write of another setting keeps the tuning.
+func TestAutoTuneYieldsToConfiguredWrites(t *testing.T) {
+	f := newTuneFixture(t, &runsEvaluator{})
+	save := func() {
+		t.Helper()
+		v := queue.TunedValuesOf(f.q.Settings)
+		v.Concurrency = 4
+		if err := f.store.SaveQueueTuning(f.ctx, queue.QueueTuning{QueueID: f.q.ID, Values: v, Reason: "first observation: concurrency 4", At: f.clock()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inForce := func() bool {
+		t.Helper()
+		_, err := f.store.QueueTuning(f.ctx, f.q.ID)
+		return err == nil
+	}
+	update := func(u queue.QueueUpdate) {
+		t.Helper()
+		if _, err := f.svc.UpdateQueue(f.ctx, f.q.Key, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save()
+	one, two, three, label := 1, 2, 3, "ship-it"
+	update(queue.QueueUpdate{Concurrency: &one, EnqueueingLabel: &label}) // the same concurrency, another setting
+	if !inForce() {
+		t.Fatal("an echo of the configured concurrency, or a write of another setting, removed the tuning")
+	}
+	update(queue.QueueUpdate{Concurrency: &two})
+	if inForce() {
+		t.Fatal("a configured concurrency written while autoTune is on did not apply at once")
+	}
+	evs := f.events(queue.ReasonQueueAutoTuned)
+	if len(evs) != 1 || !strings.Contains(evs[0].Detail, "written while autoTune is on") {
+		t.Fatalf("events %v, want one saying the configured settings apply", evs)
+	}
+	save()
+	update(queue.QueueUpdate{AutoTuneMaxRuns: &three})
+	if inForce() {
+		t.Fatal("a tuning of 4 runs stayed in force under a bound of 3")
+	}
+	if evs := f.events(queue.ReasonQueueAutoTuned); len(evs) != 2 || !strings.Contains(evs[1].Detail, "autoTuneMaxRuns lowered to 3") {
+		t.Fatalf("events %v, want the second saying the bound was lowered", evs)
+	}
+}

@@ -191,8 +191,8 @@ func (s *Service) pokeTuner(ctx context.Context, q *queue.Queue) {
 	}()
 }
 
-// WaitTuning returns once the retunes in progress have ended (tests,
-// shutdown).
+// WaitTuning returns once the retunes in progress have ended, abandoned
+// choices included (tests, shutdown).
 func (s *Service) WaitTuning() { s.tune.wg.Wait() }
 
 // retune feeds qt's observer from the store, lets its tuner choose within
@@ -241,7 +241,9 @@ func (s *Service) retune(ctx context.Context, queueID int64, qt *queueTuner) {
 	}
 	effective := queue.EffectiveSettings(q.Settings, tuning)
 	bounds := BoundsOf(q.Settings)
-	if qt.tuner == nil || qt.bounds != bounds {
+	// A tuner made again: none yet, new bounds, or a tuning in force it did
+	// not choose (another replica's, while it held the lease).
+	if qt.tuner == nil || qt.bounds != bounds || qt.tuner.Current() != autotune.FromSettings(effective) {
 		qt.tuner = autotune.NewTuner(qt.obs, b.opts.Evaluator, bounds, autotune.FromSettings(effective))
 		qt.bounds = bounds
 	}
@@ -272,7 +274,9 @@ func (s *Service) retune(ctx context.Context, queueID int64, qt *queueTuner) {
 			log.Warn().Err(err).Msg("autoTune: failed to record the abandoned choice")
 		}
 		released = true
+		b.wg.Add(1)
 		go func() {
+			defer b.wg.Done()
 			<-done // the semaphore stays taken until the choice really ends
 			release(b.opts.Every)
 		}()

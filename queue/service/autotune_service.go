@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -255,6 +256,10 @@ func (s *Service) retune(ctx context.Context, queueID int64, qt *queueTuner) {
 	}
 	done := make(chan result, 1)
 	tuner, started, now := qt.tuner, time.Now(), s.now()
+	// The chooser reads the clock when it runs: a retune without enough
+	// evidence, or on traffic that did not move, is no choice to measure.
+	var chose atomic.Bool
+	tuner.Now = func() time.Time { chose.Store(true); return time.Now() }
 	go func() {
 		ch, ok, err := tuner.Retune(now)
 		done <- result{ch, ok, err, time.Since(started)}
@@ -282,7 +287,9 @@ func (s *Service) retune(ctx context.Context, queueID int64, qt *queueTuner) {
 		}()
 		return
 	}
-	s.observeChoice(ctx, q.Key, r.took, false)
+	if chose.Load() {
+		s.observeChoice(ctx, q.Key, r.took, false)
+	}
 	if r.err != nil {
 		qt.tuner = nil
 		log.Warn().Err(r.err).Msg("autoTune: the choice failed; the tuning in force is kept")

@@ -73,12 +73,20 @@ func (f *tuneFixture) advance(d time.Duration) {
 
 func newTuneFixture(t *testing.T, ev autotune.Evaluator) *tuneFixture {
 	t.Helper()
+	return newTuneFixtureWith(t, service.TuneOptions{Evaluator: ev})
+}
+
+// newTuneFixtureWith is newTuneFixture with the given autoTune options
+// (their budget is the fixture's).
+func newTuneFixtureWith(t *testing.T, opts service.TuneOptions) *tuneFixture {
+	t.Helper()
 	f := &tuneFixture{t: t, ctx: context.Background(), now: time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC),
 		store: memstore.New(), budget: make(chan time.Time)}
+	opts.After = func(time.Duration) <-chan time.Time { return f.budget }
 	repo := queue.Repo{Host: "github.com", Owner: "acme", Name: "widgets"}
 	f.world = sim.NewWorld(sim.WorldConfig{Repo: repo, Branch: "main", Checks: []string{sim.CICheck}, Now: f.clock})
 	f.svc = service.NewService(f.store, f.world, service.Options{Now: f.clock, ReconcileEvery: 365 * 24 * time.Hour,
-		Tune: service.TuneOptions{Evaluator: ev, After: func(time.Duration) <-chan time.Time { return f.budget }}})
+		Tune: opts})
 	s := queue.DefaultSettings()
 	s.CommentsEnabled, s.StatusCheckEnabled = false, false
 	s.RequiredStatuses = []string{sim.CICheck}
@@ -343,4 +351,51 @@ func TestAutoTuneYieldsToConfiguredWrites(t *testing.T) {
 	if evs := f.events(queue.ReasonQueueAutoTuned); len(evs) != 2 || !strings.Contains(evs[1].Detail, "autoTuneMaxRuns lowered to 3") {
 		t.Fatalf("events %v, want the second saying the bound was lowered", evs)
 	}
+}
+
+// With the application's evaluator (our engine simulated on a workload
+// fitted to the observation, here on one seed of 30 PRs), the queue's
+// own traffic leads to a change within the bound, recorded with its
+// reason, and each choice is measured.
+func TestAutoTuneChoosesWithTheSimulator(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates candidate settings")
+	}
+	var took []time.Duration
+	var mu sync.Mutex
+	f := newTuneFixtureWith(t, service.TuneOptions{Evaluator: sim.TuneEvaluator{Seeds: 1, MaxPRs: 30},
+		OnChoice: func(_ queue.QueueKey, d time.Duration, abandoned bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			if !abandoned {
+				took = append(took, d)
+			}
+		}})
+	f.submit(10)
+	for i := 0; i < 3; i++ {
+		f.sync()
+		f.svc.WaitTuning()
+		f.advance(10 * time.Minute)
+		f.passOldest()
+	}
+	f.sync()
+	f.svc.WaitTuning()
+	changes := f.events(queue.ReasonQueueAutoTuned)
+	if len(changes) != 1 || !strings.Contains(changes[0].Detail, "first observation") {
+		t.Fatalf("autoTune events %v, want one change on the first observation", changes)
+	}
+	tuning, err := f.store.QueueTuning(f.ctx, f.q.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := tuning.Values.Apply(f.q.Settings)
+	if runs := autotune.FromSettings(s).Runs(); runs > 4 || s.Concurrency <= 1 {
+		t.Errorf("the tuning in force %+v has %d runs at once; want more than the default within the bound of 4", tuning.Values, runs)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(took) != 1 {
+		t.Errorf("choices measured: %v; want the one choice (the looks without enough evidence are none)", took)
+	}
+	t.Logf("%s; choices took %v", changes[0].Detail, took)
 }

@@ -399,3 +399,64 @@ func TestAutoTuneChoosesWithTheSimulator(t *testing.T) {
 	}
 	t.Logf("%s; choices took %v", changes[0].Detail, took)
 }
+
+// leaseFence is the fence of a lease the test holds.
+type leaseFence struct{ queueID int64 }
+
+func (f leaseFence) QueueID() int64       { return f.queueID }
+func (f leaseFence) Holder() string       { return "replica-a" }
+func (f leaseFence) Token() int64         { return 7 }
+func (f leaseFence) HeldUntil() time.Time { return time.Now().Add(time.Hour) }
+
+// fenceWatch is a store that notes whether the reads of the queue's
+// events and the writes of events carry a lease's fence.
+type fenceWatch struct {
+	*memstore.Store
+	mu               sync.Mutex
+	unfenced, fenced int
+}
+
+func (w *fenceWatch) note(ctx context.Context) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := queue.FenceOf(ctx); ok {
+		w.fenced++
+	} else {
+		w.unfenced++
+	}
+}
+
+func (w *fenceWatch) ListEvents(ctx context.Context, queueID int64, since time.Time) ([]queue.Event, error) {
+	w.note(ctx)
+	return w.Store.ListEvents(ctx, queueID, since)
+}
+
+// The tuner works under the lease of the Sync that started it: its reads
+// and writes carry the Sync's fence (so a replica that lost the lease
+// cannot store a change), even once the Sync returned and its context
+// ended.
+func TestAutoTuneWorksUnderTheSyncsLease(t *testing.T) {
+	f := newTuneFixture(t, &runsEvaluator{})
+	watch := &fenceWatch{Store: f.store}
+	f.svc = service.NewService(watch, f.world, service.Options{Now: f.clock, ReconcileEvery: 365 * 24 * time.Hour,
+		Tune: service.TuneOptions{Evaluator: &runsEvaluator{}}})
+	f.submit(8)
+	for i := 0; i < 3; i++ {
+		ctx, cancel := context.WithCancel(queue.WithFence(context.Background(), leaseFence{f.q.ID}))
+		if _, err := f.svc.Sync(ctx, f.q.ID); err != nil {
+			t.Fatal(err)
+		}
+		cancel() // the Sync is over; the retune it started goes on
+		f.svc.WaitTuning()
+		f.advance(2 * time.Minute)
+		f.passOldest()
+	}
+	if len(f.events(queue.ReasonQueueAutoTuned)) != 1 {
+		t.Fatalf("no change after a cancelled Sync's context: %v", f.events(queue.ReasonQueueAutoTuned))
+	}
+	watch.mu.Lock()
+	defer watch.mu.Unlock()
+	if watch.fenced == 0 || watch.unfenced != 0 {
+		t.Errorf("the tuner read the queue's events %d times with the lease's fence and %d without; want always with it", watch.fenced, watch.unfenced)
+	}
+}

@@ -293,6 +293,7 @@ func (s *Service) retune(ctx context.Context, queueID int64, qt *queueTuner) {
 	if r.err != nil {
 		qt.tuner = nil
 		log.Warn().Err(r.err).Msg("autoTune: the choice failed; the tuning in force is kept")
+		finish(b.opts.Every) // a failing evaluator is not asked again every minute
 		return
 	}
 	if r.ok {

@@ -42,6 +42,10 @@ var versionTests = []testCase{
 			{"AddEvent", func() error {
 				return s.AddEvent(ctx, &queue.Event{QueueID: q1.ID, EntryID: "e1", PRNumber: 1, At: t0})
 			}, false},
+			{"SaveQueueTuning", func() error {
+				return tunings(t, s).SaveQueueTuning(ctx, queue.QueueTuning{QueueID: q1.ID, Values: queue.TunedValues{Concurrency: 4}, Reason: "r", At: t0})
+			}, false},
+			{"DeleteQueueTuning", func() error { return tunings(t, s).DeleteQueueTuning(ctx, q1.ID) }, false},
 			{"write in a committed transaction", func() error {
 				return s.WithTx(ctx, func(tx queue.Store) error { return tx.SaveEntry(ctx, pendingEntry("e2", q1.ID, 2)) })
 			}, false},

@@ -9,6 +9,11 @@ CREATE TABLE queue_tunings (
     reason     TEXT COLLATE "C" NOT NULL,
     changed_at BIGINT
 );
+-- A tuning written or removed moves its queue's version (00004), as every
+-- write to what the queue's reads return does.
+CREATE TRIGGER queue_tunings_version AFTER INSERT OR UPDATE OR DELETE ON queue_tunings
+    FOR EACH ROW EXECUTE FUNCTION mq_bump_queue_version();
 
 -- +goose Down
+DROP TRIGGER queue_tunings_version ON queue_tunings;
 DROP TABLE queue_tunings;

@@ -37,6 +37,9 @@ type Estimate struct {
 	P95 time.Duration
 	// RunsPerMerge is the CI runs per merged PR.
 	RunsPerMerge float64
+	// Beyond is set when a BoundedEvaluator gave up: the p95 exceeds the
+	// limit it was given (KeptUp is then false).
+	Beyond bool
 }
 
 // Evaluator estimates how a tuning would fare on the observed traffic. It
@@ -95,15 +98,73 @@ type Choice struct {
 	// Candidates is how many tunings were estimated; Took how long it took.
 	Candidates int
 	Took       time.Duration
+	// Partial is set when the time budget ran out before every candidate
+	// was estimated: the choice is the best of those that were.
+	Partial bool
 }
 
-// Choose estimates every candidate of Grid(b) and keeps the one with the
-// lowest p95 among those that keep up within b.MaxRunsPerMerge; of those
-// within 5 % of that p95, the one with the fewest runs per merge. When
-// none keeps up within the bound, it keeps the cheapest that keeps up,
-// else the cheapest of all. now measures the time taken (nil = no
-// measure).
+// BoundedEvaluator is an Evaluator that can stop estimating a tuning once
+// its p95 is sure to exceed a limit, which costs less than estimating it
+// to the end when the tuning falls behind.
+type BoundedEvaluator interface {
+	Evaluator
+	// EvaluateWithin estimates t as Evaluate does, or gives up once its
+	// p95 is sure to exceed limit (> 0): the estimate then has Beyond set
+	// and KeptUp false. It must be deterministic too.
+	EvaluateWithin(obs Observation, t Tuning, limit time.Duration) (Estimate, error)
+}
+
+// GiveUpFactor bounds the estimates Choose asks for: once a candidate
+// within the bounds kept up with a p95 P, a BoundedEvaluator may give up
+// on the others beyond GiveUpFactor × P. Choose keeps the lowest p95 or
+// one within ChoiceMargin of it, so a slower candidate's exact p95 does not
+// matter.
+const GiveUpFactor = 1.25
+
+// ChoiceMargin: of the candidates whose estimated p95 is within this share
+// of the lowest, Choose keeps the one with the fewest runs per merge.
+const ChoiceMargin = 0.05
+
+// estimate asks ev for t's estimate, bounded by limit when ev can give up
+// (limit 0: no bound).
+func estimate(ev Evaluator, obs Observation, t Tuning, limit time.Duration) (Estimate, error) {
+	if be, ok := ev.(BoundedEvaluator); ok && limit > 0 {
+		return be.EvaluateWithin(obs, t, limit)
+	}
+	return ev.Evaluate(obs, t)
+}
+
+// evaluationOrder is the order Choose estimates grid in: from the last
+// candidate to the first, i.e. batches and isolation runs before plain
+// speculation. Batches rarely fall behind, so their estimate bounds the
+// others' early (GiveUpFactor) and a BoundedEvaluator gives up on
+// speculation that falls behind instead of simulating its backlog to the
+// end (Chromium-like traffic).
+func evaluationOrder(grid []Tuning) []int {
+	out := make([]int, len(grid))
+	for i := range grid {
+		out[i] = len(grid) - 1 - i
+	}
+	return out
+}
+
+// Choose is ChooseWithin without a time budget.
 func Choose(ev Evaluator, obs Observation, b Bounds, now func() time.Time) (Choice, error) {
+	return ChooseWithin(ev, obs, b, now, 0)
+}
+
+// ChooseWithin estimates the candidates of Grid(b) and keeps the one with
+// the lowest p95 among those that keep up within b.MaxRunsPerMerge; of
+// those within ChoiceMargin of that p95, the one with the fewest runs per
+// merge. When none keeps up within the bound, it keeps the cheapest that
+// keeps up, else the cheapest of all. now measures the time taken (nil =
+// no measure). With a budget (> 0, and now set), it stops estimating once
+// the budget is spent and chooses among the candidates estimated so far
+// (Choice.Partial): a retuning then never takes much longer than the
+// budget plus one estimate. Candidates slower than GiveUpFactor times the
+// best so far are estimated only as far as needed to know it, when ev is
+// a BoundedEvaluator.
+func ChooseWithin(ev Evaluator, obs Observation, b Bounds, now func() time.Time, budget time.Duration) (Choice, error) {
 	if err := b.Validate(); err != nil {
 		return Choice{}, err
 	}
@@ -115,46 +176,57 @@ func Choose(ev Evaluator, obs Observation, b Bounds, now func() time.Time) (Choi
 	type cand struct {
 		t Tuning
 		e Estimate
+		// done: estimated (the budget may stop before).
+		done bool
 	}
-	cands := make([]cand, 0, len(grid))
-	for _, t := range grid {
-		e, err := ev.Evaluate(obs, t)
-		if err != nil {
-			return Choice{}, fmt.Errorf("failed to estimate %s: %w", t, err)
-		}
-		cands = append(cands, cand{t, e})
-	}
+	cands := make([]cand, len(grid))
 	within := func(c cand) bool {
-		return c.e.KeptUp && (b.MaxRunsPerMerge == 0 || c.e.RunsPerMerge <= b.MaxRunsPerMerge)
+		return c.done && c.e.KeptUp && (b.MaxRunsPerMerge == 0 || c.e.RunsPerMerge <= b.MaxRunsPerMerge)
+	}
+	var best time.Duration = math.MaxInt64
+	partial := false
+	estimated := 0
+	for _, i := range evaluationOrder(grid) {
+		if budget > 0 && now != nil && estimated > 0 && now().Sub(start) >= budget {
+			partial = true
+			break
+		}
+		limit := time.Duration(0)
+		if best < math.MaxInt64/2 {
+			limit = time.Duration(GiveUpFactor * float64(best))
+		}
+		e, err := estimate(ev, obs, grid[i], limit)
+		if err != nil {
+			return Choice{}, fmt.Errorf("failed to estimate %s: %w", grid[i], err)
+		}
+		cands[i] = cand{t: grid[i], e: e, done: true}
+		estimated++
+		if within(cands[i]) {
+			best = min(best, e.P95)
+		}
 	}
 	var pick *cand
-	var best time.Duration = math.MaxInt64
-	for _, c := range cands {
-		if within(c) {
-			best = min(best, c.e.P95)
-		}
-	}
 	cheaper := func(a, b cand) int { return cmp.Compare(a.e.RunsPerMerge, b.e.RunsPerMerge) }
 	for i, c := range cands {
-		if within(c) && float64(c.e.P95) <= 1.05*float64(best) && (pick == nil || cheaper(c, *pick) < 0) {
+		if within(c) && float64(c.e.P95) <= (1+ChoiceMargin)*float64(best) && (pick == nil || cheaper(c, *pick) < 0) {
 			pick = &cands[i]
 		}
 	}
 	if pick == nil {
 		for i, c := range cands {
-			if c.e.KeptUp && (pick == nil || cheaper(c, *pick) < 0) {
+			if c.done && c.e.KeptUp && (pick == nil || cheaper(c, *pick) < 0) {
 				pick = &cands[i]
 			}
 		}
 	}
 	if pick == nil {
 		for i, c := range cands {
-			if pick == nil || cheaper(c, *pick) < 0 {
+			if c.done && (pick == nil || cheaper(c, *pick) < 0) {
 				pick = &cands[i]
 			}
 		}
 	}
-	ch := Choice{Candidates: len(cands)}
+	ch := Choice{Candidates: estimated, Partial: partial}
 	if pick != nil {
 		ch.Tuning, ch.Estimate = pick.t, pick.e
 	}

@@ -46,6 +46,9 @@ type Tuner struct {
 	Bounds    Bounds
 	// Now measures the chooser's time (nil: not measured).
 	Now func() time.Time
+	// Budget bounds the time of a choice (ChooseWithin; 0 = none, and
+	// none without Now).
+	Budget time.Duration
 
 	current Tuning
 	basis   Observation
@@ -77,7 +80,7 @@ func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 	if t.chosen && !Moved(t.basis, obs) {
 		return Change{}, false, nil
 	}
-	ch, err := Choose(t.Evaluator, obs.Fitted(), t.Bounds, t.Now)
+	ch, err := ChooseWithin(t.Evaluator, obs.Fitted(), t.Bounds, t.Now, t.Budget)
 	if err != nil {
 		return Change{}, false, err
 	}
@@ -102,7 +105,13 @@ func (t *Tuner) keepCurrent(fitted Observation, ch Choice) (bool, error) {
 	if t.current.Runs() > t.Bounds.MaxRuns || t.current.Validate() != nil {
 		return false, nil
 	}
-	cur, err := t.Evaluator.Evaluate(fitted, t.current)
+	// Only whether it is within SwitchMargin matters: a bounded
+	// evaluator may give up beyond.
+	limit := time.Duration(0)
+	if ch.Estimate.KeptUp {
+		limit = time.Duration(float64(ch.Estimate.P95) / (1 - SwitchMargin))
+	}
+	cur, err := estimate(t.Evaluator, fitted, t.current, limit)
 	if err != nil {
 		return false, fmt.Errorf("failed to estimate the tuning in force %s: %w", t.current, err)
 	}

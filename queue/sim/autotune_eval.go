@@ -46,13 +46,29 @@ type evalKey struct {
 	ev  TuneEvaluator
 	obs autotune.Observation
 	t   autotune.Tuning
+	// limit is EvaluateWithin's (0: Evaluate, or a run that did not give
+	// up, which answers every limit).
+	limit time.Duration
 }
 
 var evalCache sync.Map // evalKey → autotune.Estimate
 
 // Evaluate implements autotune.Evaluator.
 func (e TuneEvaluator) Evaluate(obs autotune.Observation, t autotune.Tuning) (autotune.Estimate, error) {
+	return e.EvaluateWithin(obs, t, 0)
+}
+
+// EvaluateWithin implements autotune.BoundedEvaluator: each simulation
+// gives up once its p95 is sure to exceed limit (RunOptions.GiveUpBeyond),
+// and the estimate does once the median's is (a majority of the seeds
+// gave up). The simulations are lean (RunOptions.Lean): the engine
+// decides as with the reconciler, in less time.
+func (e TuneEvaluator) EvaluateWithin(obs autotune.Observation, t autotune.Tuning, limit time.Duration) (autotune.Estimate, error) {
 	key := evalKey{ev: e, obs: obs, t: t}
+	if e, ok := evalCache.Load(key); ok {
+		return e.(autotune.Estimate), nil
+	}
+	key.limit = limit
 	if e, ok := evalCache.Load(key); ok {
 		return e.(autotune.Estimate), nil
 	}
@@ -64,18 +80,37 @@ func (e TuneEvaluator) Evaluate(obs autotune.Observation, t autotune.Tuning) (au
 	est := autotune.Estimate{KeptUp: true}
 	seeds := e.seeds()
 	p95 := make([]float64, 0, len(seeds))
+	gaveUp := 0
 	for _, seed := range seeds {
-		res, err := Run(w, PolicySpec{Kind: KindOurs, Ours: OursFromTuning(t)}, seed, RunOptions{})
+		res, err := Run(w, PolicySpec{Kind: KindOurs, Ours: OursFromTuning(t)}, seed, RunOptions{Lean: true, GiveUpBeyond: limit})
 		if err != nil {
 			return autotune.Estimate{}, fmt.Errorf("failed to simulate %s: %w", t, err)
 		}
-		if res.Stopped != "" || res.Unfinished > 0 {
+		switch {
+		case res.Beyond:
+			gaveUp++
+			p95 = append(p95, math.Inf(1))
+		case res.Stopped != "" || res.Unfinished > 0:
 			est.KeptUp = false
+			p95 = append(p95, float64(res.P95.D))
+		default:
+			p95 = append(p95, float64(res.P95.D))
 		}
-		p95 = append(p95, float64(res.P95.D))
 		est.RunsPerMerge += res.RunsPerMerge / float64(len(seeds))
+		if 2*gaveUp > len(seeds) {
+			break
+		}
 	}
-	est.P95 = time.Duration(SpreadOf(p95).Median)
+	median := SpreadOf(p95).Median
+	if math.IsInf(median, 1) {
+		est = autotune.Estimate{Beyond: true, P95: time.Duration(math.MaxInt64), RunsPerMerge: est.RunsPerMerge}
+		evalCache.Store(key, est)
+		return est, nil
+	}
+	if gaveUp == 0 {
+		key.limit = 0 // a full estimate answers every limit
+	}
+	est.P95 = time.Duration(median)
 	if !est.KeptUp {
 		est.P95 = time.Duration(math.MaxInt64)
 	}

@@ -80,6 +80,9 @@ type Result struct {
 	// Stopped explains an early stop (the queue outgrew RunOptions.MaxQueue:
 	// the policy cannot keep up); empty when the simulation ran to the end.
 	Stopped string
+	// Beyond is set when RunOptions.GiveUpBeyond stopped the run: its p95
+	// exceeds that bound (P95 is then not measured, only bounded).
+	Beyond bool
 	// P50, P95 and P99 are time-to-merge percentiles (arrival → merged)
 	// over PRs after the warm-up; PRs still open at the end count as
 	// merging at the end (lower bounds).

@@ -211,6 +211,20 @@ type RunOptions struct {
 	// Trace records, for a run of our engine, what it did over time
 	// (Result.Trace).
 	Trace bool
+	// Lean leaves the reconciler out of a run of our engine: no surfaces,
+	// notices or clean-up of ended branches are written, which the
+	// engine's decisions do not depend on (TestLeanRunsDecideAlike), in
+	// about two thirds of the time. For estimates (TuneEvaluator), not for
+	// reports: the GitHub cost and the World's surface checks then miss
+	// the reconciler's share.
+	Lean bool
+	// GiveUpBeyond stops a run of our engine, with Result.Beyond set, as
+	// soon as its p95 time-to-merge is sure to exceed it: more than 5 %
+	// of the measured PRs (after the warm-up) merged later than that
+	// after their arrival or are still open that long after it (0 = never;
+	// checked every tenth of it, at least every minute of simulated time).
+	// For estimates whose only question is "faster than this?".
+	GiveUpBeyond time.Duration
 }
 
 func (o RunOptions) maxDrain() time.Duration {
@@ -242,7 +256,7 @@ func Run(w Workload, p PolicySpec, seed uint64, opts RunOptions) (Result, error)
 		maxQueue = len(prs) + 1 // a backlog is never stopped
 	}
 	if p.Kind == KindOurs {
-		res, err = runOurs(w, p, prs, seed, limit, maxQueue, opts.Trace)
+		res, err = runOurs(w, p, prs, seed, limit, maxQueue, opts)
 	} else {
 		res, err = runBaseline(w, p, prs, seed, limit, maxQueue)
 	}

@@ -68,13 +68,15 @@ type oursRun struct {
 	recNext *Event // the reconciler's next timed pass
 	errs    []string
 	auto    *autoRun // ours(auto) only (runner_auto.go)
+	lean    bool     // no reconciler passes (RunOptions.Lean)
+	beyond  bool     // the p95 exceeds RunOptions.GiveUpBeyond (runner_giveup.go)
 }
 
-func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duration, maxQueue int, trace bool) (Result, error) {
+func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duration, maxQueue int, opts RunOptions) (Result, error) {
 	ctx := context.Background()
 	s := NewSim()
 	r := &oursRun{ctx: ctx, sim: s, w: w, prs: prs, rec: NewRecorder(prs), number: make([]int, len(prs)),
-		index: map[int]int{}, ci: rand.New(rand.NewPCG(seed, 0xc1c1c1c1))}
+		index: map[int]int{}, ci: rand.New(rand.NewPCG(seed, 0xc1c1c1c1)), lean: opts.Lean}
 	settings := p.Ours.Settings()
 	r.world = NewWorld(WorldConfig{Repo: simRepo, Branch: simBranch, Checks: []string{CICheck}, Now: s.Now})
 	r.world.SetMaxInFlight(p.Ours.maxInFlight())
@@ -105,8 +107,15 @@ func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duratio
 	for _, pr := range prs {
 		s.At(pr.Arrival, func() { r.arrive(pr) })
 	}
+	if opts.GiveUpBeyond > 0 {
+		r.watchWaits(opts.GiveUpBeyond)
+	}
 	var stopped string
 	s.RunUntil(limit, func() bool {
+		if r.beyond {
+			stopped = fmt.Sprintf("gave up at %.1f h: p95 above %v", s.Elapsed().Hours(), opts.GiveUpBeyond)
+			return true
+		}
 		if r.active > maxQueue {
 			stopped = overflow(s, r.active)
 			return true
@@ -122,8 +131,8 @@ func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duratio
 	}
 	res := Summarize(p.Label(), w, r.rec, end)
 	res.setGitHubCost(r.world)
-	res.Stopped = stopped
-	if trace {
+	res.Stopped, res.Beyond = stopped, r.beyond
+	if opts.Trace {
 		if res.Trace, err = r.trace(); err != nil {
 			return Result{}, err
 		}
@@ -218,7 +227,7 @@ func (r *oursRun) sync() {
 		r.active = len(active)
 	}
 	r.observeConclusions()
-	if r.showing() {
+	if !r.lean && r.showing() {
 		r.reconcile(true)
 	}
 	if next.IsZero() {

@@ -1,0 +1,57 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mergequeue/mq/queue/autotune"
+)
+
+// benchChoose measures one choice on an observation not in the cache (a
+// retuning after the traffic moved), within maxRuns runs at once.
+func benchChoose(b *testing.B, obs autotune.Observation, maxRuns int) {
+	obs = obs.Fitted()
+	for i := range b.N {
+		o := obs
+		o.ArrivalsPerHour += float64(i+1) * 1e-6 // a new cache key each time
+		if _, err := autotune.Choose(TuneEvaluator{}, o, autotune.Bounds{MaxRuns: maxRuns}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkChooseShopify: Shopify-like traffic, at most 24 runs at once.
+func BenchmarkChooseShopify(b *testing.B) {
+	benchChoose(b, autotune.Observation{ArrivalsPerHour: 17, CIMedian: 20 * time.Minute, CISigma: 0.3, FailRate: 0.05, FlakeRate: 0.02}, 24)
+}
+
+// BenchmarkChooseChromium: Chromium-like traffic, at most 64 runs at once.
+func BenchmarkChooseChromium(b *testing.B) {
+	benchChoose(b, autotune.Observation{ArrivalsPerHour: 40, CIMedian: 40 * time.Minute, CISigma: 0.3, FailRate: 0.085, FlakeRate: 0.05}, 64)
+}
+
+// BenchmarkChooseFlakeStorm: a flake storm (25 % of runs), 24 runs.
+func BenchmarkChooseFlakeStorm(b *testing.B) {
+	benchChoose(b, autotune.Observation{ArrivalsPerHour: 17, CIMedian: 20 * time.Minute, CISigma: 0.3, FailRate: 0.05, FlakeRate: 0.25}, 24)
+}
+
+// TestEvaluatorGivesUpOnlyBeyondTheLimit: a bounded estimate of a tuning
+// that falls behind gives up (Beyond); one of a tuning within the limit
+// is the unbounded estimate.
+func TestEvaluatorGivesUpOnlyBeyondTheLimit(t *testing.T) {
+	t.Parallel()
+	ev := TuneEvaluator{Seeds: 3, MaxPRs: 60}
+	obs := autotune.Observation{ArrivalsPerHour: 17, CIMedian: 20 * time.Minute, CISigma: 0.3, FailRate: 0.05, FlakeRate: 0.02}.Fitted()
+	good := autotune.Tuning{Concurrency: 12}
+	full, err := ev.Evaluate(obs, good)
+	if err != nil || !full.KeptUp {
+		t.Fatalf("k=12: %+v %v", full, err)
+	}
+	if got, err := ev.EvaluateWithin(obs, good, 2*full.P95); err != nil || got != full {
+		t.Errorf("within twice its p95: %+v, want %+v (%v)", got, full, err)
+	}
+	slow, err := ev.EvaluateWithin(obs, autotune.Tuning{Concurrency: 1}, 2*full.P95)
+	if err != nil || !slow.Beyond || slow.KeptUp {
+		t.Errorf("one run at once within twice k=12's p95: %+v %v", slow, err)
+	}
+}

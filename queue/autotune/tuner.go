@@ -49,15 +49,24 @@ type Tuner struct {
 	// Budget bounds the time of a choice (ChooseWithin; 0 = none, and
 	// none without Now).
 	Budget time.Duration
+	// InFlight, when set, reports the queue's CI runs in progress: those of
+	// the speculative chain and those outside it (bisections, isolation
+	// runs). A change then never lets more than Bounds.MaxRuns runs be in
+	// progress at once, counting those started before it: it is applied in
+	// steps as they end (transition.go). Without it, runs started under
+	// the previous tuning may exceed the bound until they end.
+	InFlight func() (chain, outside int)
 
 	current Tuning
-	basis   Observation
-	chosen  bool
+	// target is the last choice, which current reaches in steps (InFlight).
+	target Tuning
+	basis  Observation
+	chosen bool
 }
 
 // NewTuner returns a tuner starting from the tuning in force.
 func NewTuner(obs *Observer, ev Evaluator, b Bounds, current Tuning) *Tuner {
-	return &Tuner{Observer: obs, Evaluator: ev, Bounds: b, current: current}
+	return &Tuner{Observer: obs, Evaluator: ev, Bounds: b, current: current, target: current}
 }
 
 // Current is the tuning in force.
@@ -68,8 +77,14 @@ func (t *Tuner) Current() Tuning { return t.current }
 // traffic moved since the last choice (Moved), it chooses again; it
 // returns a Change when the choice differs from the tuning in force and
 // is estimated SwitchMargin faster than it, and then takes it as in force.
+// With InFlight, a change is in force as far as the runs in progress leave
+// room for (Change.To), and the calls that follow complete it first.
 func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 	obs := t.Observer.Observe(now)
+	if c, ok := t.complete(obs); ok {
+		c.At = now
+		return c, true, nil
+	}
 	enough := obs.Runs >= MinRuns && obs.Concluded >= MinConcluded
 	if !t.chosen {
 		enough = obs.Runs >= FirstRuns && obs.Arrivals >= FirstArrivals
@@ -87,15 +102,24 @@ func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 	why := movement(t.basis, obs, t.chosen)
 	t.basis, t.chosen = obs, true
 	if ch.Tuning == t.current {
+		t.target = t.current
 		return Change{}, false, nil
 	}
 	keep, err := t.keepCurrent(obs.Fitted(), ch)
 	if err != nil || keep {
 		return Change{}, false, err
 	}
-	c := Change{At: now, From: t.current, To: ch.Tuning, Observed: obs, Choice: ch,
-		Reason: why + ": " + diff(t.current, ch.Tuning)}
-	t.current = ch.Tuning
+	t.target = ch.Tuning
+	step := t.stepToward(ch.Tuning)
+	if step == t.current {
+		return Change{}, false, nil // no room yet: the next calls take the first step
+	}
+	reason := why + ": " + diff(t.current, step)
+	if step != ch.Tuning {
+		reason += fmt.Sprintf(" (on the way to %s, as the runs in progress end)", ch.Tuning)
+	}
+	c := Change{At: now, From: t.current, To: step, Observed: obs, Choice: ch, Reason: reason}
+	t.current = step
 	return c, true, nil
 }
 

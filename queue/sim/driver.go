@@ -71,8 +71,9 @@ type Driver struct {
 	// pausedMerges is how many PRs the queue had merged when it was paused
 	// (-1 while not paused): a paused queue merges nothing.
 	pausedMerges int
-	faulted      bool // merge faults were armed: repeated merge failures are excused
-	hitKnown     bool // DriverOptions.HitKnownBugs
+	faulted      bool        // merge faults were armed: repeated merge failures are excused
+	hitKnown     bool        // DriverOptions.HitKnownBugs
+	auto         *driverAuto // autoTune, in a share of the seeds (driver_autotune.go)
 }
 
 // drivenPR is what the driver knows about one PR it opened.
@@ -151,6 +152,7 @@ func NewDriver(seed uint64, opts DriverOptions) (*Driver, error) {
 		return err == nil && q.Settings.Mode == queue.ModeParallel
 	})
 	d.logf("seed %d: %d steps, checks %v, settings %s", seed, d.steps, checks, describeSettings(d.settings))
+	d.startAutoTune()
 	return d, nil
 }
 
@@ -211,6 +213,7 @@ func describeSettings(s queue.Settings) string {
 func (d *Driver) Run() error {
 	for i := 1; i <= d.steps && d.failure == nil; i++ {
 		d.step(i)
+		d.retune(i)
 		d.sync()
 		d.check(fmt.Sprintf("step %d", i))
 	}

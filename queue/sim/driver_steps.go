@@ -172,6 +172,7 @@ func (d *Driver) stepCI() bool {
 	}
 	lost := d.lost()
 	d.logf("CI %s %s PRs %v: pass %v (flake %v, webhook lost %v)", job.Branch, shortSHA(job.SHA), job.Contains, pass, flake, lost)
+	d.observeCI(job, pass)
 	d.reportCI(job.SHA, pass, lost)
 	return true
 }

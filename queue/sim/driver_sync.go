@@ -29,6 +29,7 @@ func (d *Driver) sync() {
 		}
 	}
 	evs := d.recordEvents()
+	d.observeEvents(evs)
 	after := d.queue()
 	if after == nil {
 		return

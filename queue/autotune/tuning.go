@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -25,6 +26,18 @@ type Tuning struct {
 	Optimistic          bool
 	// Isolation tests each PR alone first (isolationRuns).
 	Isolation bool
+}
+
+// ErrParallelMode is Supported's answer for a parallel-mode queue.
+var ErrParallelMode = errors.New("autoTune tunes single-mode queues only: its estimates simulate one speculative chain on a workload without impacted targets, so they cannot rank the lanes of parallel mode")
+
+// Supported reports whether autoTune can tune a queue with settings s: nil,
+// or why not (ErrParallelMode).
+func Supported(s queue.Settings) error {
+	if s.Mode == queue.ModeParallel {
+		return ErrParallelMode
+	}
+	return nil
 }
 
 // FromSettings reads the tuned part of s.

@@ -1,8 +1,12 @@
 package sim
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/autotune"
 )
 
 func TestOursAutoRetunesFromTheDefaults(t *testing.T) {
@@ -45,5 +49,24 @@ func TestOursAutoRetunesFromTheDefaults(t *testing.T) {
 	}
 	if fixed.Stopped == "" && fixed.P95.D <= res.P95.D {
 		t.Errorf("the defaults did as well (p95 %v) as ours(auto) (p95 %v)", fixed.P95.D, res.P95.D)
+	}
+}
+
+// TestOursAutoRefusesParallelMode: autoTune's estimates have no lanes, so
+// ours(auto) in parallel mode is an error, not a silent single-mode tuning.
+func TestOursAutoRefusesParallelMode(t *testing.T) {
+	t.Parallel()
+	p, err := PresetByName("monorepo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := p.Workload
+	w.PRs = 20
+	_, err = Run(w, PolicySpec{Kind: KindOurs, Ours: AutoConfig(queue.ModeParallel, 64)}, 1, RunOptions{})
+	if !errors.Is(err, autotune.ErrParallelMode) {
+		t.Fatalf("ours(parallel,auto): %v, want %v", err, autotune.ErrParallelMode)
+	}
+	if p.Auto.AutoTune {
+		t.Error("the monorepo preset offers ours(auto)")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/autotune"
 	"github.com/mergequeue/mq/queue/memstore"
 	"github.com/mergequeue/mq/queue/service"
 )
@@ -102,6 +103,9 @@ func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duratio
 	}
 	r.q = q
 	if p.Ours.AutoTune {
+		if err := autotune.Supported(settings); err != nil {
+			return Result{}, fmt.Errorf("cannot run %s: %w", p.Label(), err)
+		}
 		r.startTuning(p.Ours, settings)
 	}
 	for _, pr := range prs {

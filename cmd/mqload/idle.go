@@ -20,6 +20,10 @@ import (
 type idleRow struct {
 	Store  string
 	Queues int
+	// Statements are the statements the service sent to its database a
+	// second (the store's count: queries, writes, transactions' begin and
+	// end), on both stores.
+	Statements series
 	// Xacts are PostgreSQL's committed transactions a second (every
 	// statement outside a transaction is one) of the whole server,
 	// from pg_stat_database; empty on SQLite, which has no such count.
@@ -98,6 +102,10 @@ func measureIdle(ctx context.Context, n, rounds int, window, reconcile time.Dura
 		}
 		last = c
 	}
+	counted, ok := s.env.App().Store().(interface{ Statements() int64 })
+	if !ok {
+		return row, fmt.Errorf("the %s store does not count its statements", row.Store)
+	}
 	var db *sql.DB
 	if pg != "" {
 		if db, err = sql.Open("pgx", pg); err != nil {
@@ -112,14 +120,14 @@ func measureIdle(ctx context.Context, n, rounds int, window, reconcile time.Dura
 			return row, err
 		}
 		before := f.CallCounts()
-		c0, cpu0, t0 := totalCalls(before), cpuTime(), time.Now()
+		c0, cpu0, st0, t0 := totalCalls(before), cpuTime(), counted.Statements(), time.Now()
 		select {
 		case <-ctx.Done():
 			return row, ctx.Err()
 		case <-time.After(window): // the idle window measured
 		}
 		after := f.CallCounts()
-		c1, cpu1, el := totalCalls(after), cpuTime(), time.Since(t0)
+		c1, cpu1, st1, el := totalCalls(after), cpuTime(), counted.Statements(), time.Since(t0)
 		for _, k := range slices.Sorted(maps.Keys(after)) {
 			if d := after[k] - before[k]; d > 0 {
 				progress("  %6d %s", d, k)
@@ -133,6 +141,7 @@ func measureIdle(ctx context.Context, n, rounds int, window, reconcile time.Dura
 			row.Xacts = append(row.Xacts, float64(x1-x0)/el.Seconds())
 			row.Rows = append(row.Rows, float64(r1-r0)/el.Seconds())
 		}
+		row.Statements = append(row.Statements, float64(st1-st0)/el.Seconds())
 		row.CPU = append(row.CPU, 100*(cpu1-cpu0).Seconds()/el.Seconds())
 		row.Calls = append(row.Calls, float64(c1-c0)/el.Minutes())
 	}
@@ -202,18 +211,19 @@ func measureIdleRows(ctx context.Context, o options, progress func(string, ...an
 func reportIdle(w io.Writer, o options, rows []idleRow) {
 	fmt.Fprintf(w, "Idle cost: a service with N idle queues (created through the queue service, as createQueue creates them, "+
 		"each on a target branch of its own of the load repository), measured over %d consecutive window%s of %s after the wake-ups settled "+
-		"(reconcile interval %s); medians, smallest and largest window in brackets. Database transactions and rows read are "+
-		"PostgreSQL's (pg_stat_database of the run's database: every statement outside a transaction is one transaction); "+
-		"SQLite has no such count, its process CPU stands for it.\n\n",
+		"(reconcile interval %s); medians, smallest and largest window in brackets. Database statements are those the service sent "+
+		"(counted by the store's driver: every query and write, every transaction's begin and end); database transactions and rows read are "+
+		"PostgreSQL's (pg_stat_database of the run's database: every statement outside a transaction is one transaction, "+
+		"this command's readings included); SQLite has no such count.\n\n",
 		o.rounds, plural(o.rounds), o.idleWindow, o.reconcile)
-	fmt.Fprintln(w, "| store | idle queues | database transactions a second | rows read a second | process CPU (% of a core) | GitHub calls a minute |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| store | idle queues | database statements a second | database transactions a second | rows read a second | process CPU (% of a core) | GitHub calls a minute |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		xacts, tuples := "—", "—"
 		if len(r.Xacts) > 0 {
 			xacts, tuples = spreadOf(r.Xacts, "%.1f", 1), spreadOf(r.Rows, "%s", 0)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.Store, thousands(int64(r.Queues)), xacts, tuples, spreadOf(r.CPU, "%.1f %%", 1), spreadOf(r.Calls, "%.1f", 1))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Store, thousands(int64(r.Queues)), spreadOf(r.Statements, "%.1f", 1), xacts, tuples, spreadOf(r.CPU, "%.1f %%", 1), spreadOf(r.Calls, "%.1f", 1))
 	}
 	fmt.Fprintln(w)
 }

@@ -32,7 +32,9 @@ func newPGSchema(ctx context.Context, base string) (*pgSchema, error) {
 	return s, nil
 }
 
-// database is the app's database.driver postgres in the schema.
+// database is the app's database.driver postgres in the schema, with
+// database.replicas on (as replicas run it: per-queue leases, no writer
+// lock).
 func (s *pgSchema) database() (*app.DatabaseConfig, error) {
 	u, err := url.Parse(s.base)
 	if err != nil {
@@ -41,7 +43,7 @@ func (s *pgSchema) database() (*app.DatabaseConfig, error) {
 	q := u.Query()
 	q.Set("search_path", s.name)
 	u.RawQuery = q.Encode()
-	return &app.DatabaseConfig{Driver: app.DriverPostgres, URL: u.String()}, nil
+	return &app.DatabaseConfig{Driver: app.DriverPostgres, URL: u.String(), Replicas: true}, nil
 }
 
 // drop removes the schema and everything in it.

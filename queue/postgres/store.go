@@ -80,7 +80,16 @@ type Store struct {
 	listenCtx       context.Context
 	stopListening   context.CancelFunc
 	listenDone      chan struct{}
+	// counter counts the statements sent on the pools (Statements).
+	counter *sqlstore.StatementCounter
 }
+
+// Statements is the number of statements this Store sent on its writer
+// and read pools since it was opened (migrations included): every query
+// and write, and every transaction's begin and end. The wake-up and
+// version listeners' LISTEN connections are not counted (they wait; the
+// NOTIFYs they receive are sent by the writers).
+func (s *Store) Statements() int64 { return s.counter.Statements() }
 
 // Option adjusts Open.
 type Option func(*options)
@@ -116,7 +125,8 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 	if !o.noLock {
 		writerOpts = append(writerOpts, stdlib.OptionAfterConnect(lockSchema))
 	}
-	writer := stdlib.OpenDB(*cfg, writerOpts...)
+	counter := &sqlstore.StatementCounter{}
+	writer := sql.OpenDB(counter.Connector(stdlib.GetConnector(*cfg, writerOpts...)))
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
@@ -136,7 +146,7 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 	}
 	rcfg := cfg.Copy()
 	rcfg.RuntimeParams["default_transaction_read_only"] = "on"
-	reader := stdlib.OpenDB(*rcfg)
+	reader := sql.OpenDB(counter.Connector(stdlib.GetConnector(*rcfg)))
 	reader.SetMaxOpenConns(readPoolSize)
 	reader.SetMaxIdleConns(readPoolSize)
 	core, err := sqlstore.New(ctx, writer, reader, sqlstore.Options{Dialect: Dialect})
@@ -147,7 +157,7 @@ func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
 	}
 	lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	return &Store{Store: core, writer: writer, reader: reader, where: where, cfg: cfg, wakes: wakeChannel(schema),
-		versionsChannel: versionChannel(schema), listenCtx: lctx, stopListening: stop, listenDone: make(chan struct{})}, nil
+		versionsChannel: versionChannel(schema), listenCtx: lctx, stopListening: stop, listenDone: make(chan struct{}), counter: counter}, nil
 }
 
 // lockSchema takes, on a new writer connection, the session advisory lock

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -73,6 +74,8 @@ type Store struct {
 	writer *sql.DB
 	reader *sql.DB
 	path   string
+	// counter counts the statements sent to the file (Statements).
+	counter *sqlstore.StatementCounter
 }
 
 // Open opens (creating if needed) the database file at path, checks its
@@ -96,10 +99,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 
-	writer, err := sql.Open("sqlite", dsn(abs, writerParams))
-	if err != nil {
-		return nil, fmt.Errorf("failed to open database %s: %w", abs, err)
-	}
+	counter := &sqlstore.StatementCounter{}
+	writer := sql.OpenDB(counter.Connector(sqlstore.DSNConnector(sqliteDriver(), dsn(abs, writerParams))))
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
@@ -119,11 +120,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("database %s: failed to checkpoint after migrating: %w", abs, err)
 	}
 
-	reader, err := sql.Open("sqlite", dsn(abs, readerParams))
-	if err != nil {
-		_ = writer.Close()
-		return nil, fmt.Errorf("failed to open read pool on %s: %w", abs, err)
-	}
+	reader := sql.OpenDB(counter.Connector(sqlstore.DSNConnector(sqliteDriver(), dsn(abs, readerParams))))
 	reader.SetMaxOpenConns(readPoolSize)
 	reader.SetMaxIdleConns(readPoolSize)
 	if err := checkReaderPragmas(ctx, reader); err != nil {
@@ -138,8 +135,19 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		_ = writer.Close()
 		return nil, fmt.Errorf("database %s: %w", abs, err)
 	}
-	s := &Store{Store: core, writer: writer, reader: reader, path: abs}
+	s := &Store{Store: core, writer: writer, reader: reader, path: abs, counter: counter}
 	return s, nil
+}
+
+// sqliteDriver is the "sqlite" driver as registered, with this package's
+// functions (functions.go).
+func sqliteDriver() driver.Driver {
+	db, err := sql.Open("sqlite", "")
+	if err != nil {
+		return &msqlite.Driver{} // not reached: the driver is registered by the import
+	}
+	defer func() { _ = db.Close() }()
+	return db.Driver()
 }
 
 // Close closes the read pool and the writer connection. The Store must not
@@ -153,6 +161,11 @@ func (s *Store) Close() error {
 	}
 	return nil
 }
+
+// Statements is the number of statements this Store sent to the
+// database since it was opened (migrations included): every query and
+// write, and every transaction's begin and end.
+func (s *Store) Statements() int64 { return s.counter.Statements() }
 
 // Path is the absolute path of the database file.
 func (s *Store) Path() string { return s.path }

@@ -176,11 +176,13 @@ func (a *App) Store() Database { return a.store }
 func (a *App) Handler() http.Handler { return a.handler }
 
 // Start runs the queue workers and the webhook inbox until ctx ends, and
-// wakes every queue so that work left by a previous process resumes.
+// wakes every queue with work (an active entry or an open run) so that
+// work left by a previous process resumes; an idle queue is synced when
+// something wakes it.
 func (a *App) Start(ctx context.Context) error {
 	ctx = a.log.WithContext(ctx)
 	a.workers.Start(ctx)
-	queues, err := a.reads.ListQueues(ctx)
+	queues, err := a.store.ListActiveQueues(ctx)
 	if err != nil {
 		return fmt.Errorf("failed to list queues: %w", err)
 	}
@@ -210,7 +212,7 @@ func (a *App) Start(ctx context.Context) error {
 	a.bg.Add(1)
 	go func() {
 		defer a.bg.Done()
-		a.runStallWatch(ctx, a.store, a.reads, a.store, a.metrics.stalls, a.cfg.Engine.ReconcileInterval)
+		a.runStallWatch(ctx, a.store, &activeStallReads{store: a.store, reads: a.reads}, a.store, a.metrics.stalls, a.cfg.Engine.ReconcileInterval)
 	}()
 	a.inboxDone = make(chan struct{})
 	go func() {

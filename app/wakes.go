@@ -69,7 +69,9 @@ func (a *App) wakeQueue(queueID int64) {
 	a.wakes.add(queueID)
 }
 
-// listenWakes wakes here the queues other replicas wake, until ctx ends.
+// listenWakes wakes here the queues other replicas wake, until ctx ends;
+// a wake-up of every queue (after the listener (re)connected: what was
+// sent meanwhile is lost) wakes those with work.
 func (a *App) listenWakes(ctx context.Context) {
 	err := a.store.ListenWakes(ctx, func(queueID int64) {
 		a.svc.Reconciler().Wake() // its surfaces may be due (if this replica runs it)
@@ -77,7 +79,7 @@ func (a *App) listenWakes(ctx context.Context) {
 			a.workers.Wake(queueID)
 			return
 		}
-		queues, err := a.reads.ListQueues(ctx)
+		queues, err := a.store.ListActiveQueues(ctx) // an idle queue woken meanwhile was given work
 		if err != nil {
 			zerolog.Ctx(ctx).Warn().Err(err).Msg("failed to list the queues to wake")
 			return

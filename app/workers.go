@@ -13,14 +13,19 @@ import (
 	"github.com/mergequeue/mq/queue/service"
 )
 
-// syncer is what a worker runs: one queue's Sync.
+// syncer is what a worker runs: one queue's sync, saying whether the queue
+// was found idle (service.Service.SyncQueue).
 type syncer interface {
-	Sync(ctx context.Context, queueID int64) (time.Time, error)
+	SyncQueue(ctx context.Context, queueID int64) (service.SyncResult, error)
 }
 
-// Workers runs one goroutine per queue, each calling Sync when woken, when
-// the engine asked to be looked at again, and at least every interval. One
-// worker per queue serialises its engine; queues progress independently.
+// Workers runs one goroutine per queue with work, each calling Sync when
+// woken, when the engine asked to be looked at again, and at least every
+// interval. One worker per queue serialises its engine; queues progress
+// independently. A queue found idle (no active entry, no open run) costs
+// nothing: its worker releases its lease and ends, and the next Wake
+// starts it again, so that an idle queue is neither synced, nor renewed,
+// nor contended for by the replicas until something gives it work.
 type Workers struct {
 	svc      syncer
 	interval time.Duration
@@ -141,12 +146,14 @@ const (
 	endStopped runEnd = iota // the context ended
 	endDeleted               // the queue is gone
 	endLost                  // the queue's lease is lost
+	endIdle                  // the queue has nothing to do
 )
 
 func (w *Workers) loop(ctx context.Context, queueID int64, wake chan struct{}) {
 	log := zerolog.Ctx(ctx).With().Int64("queue_id", queueID).Logger()
 	if w.leases == nil {
-		w.run(ctx, queueID, wake, log)
+		for w.run(ctx, queueID, wake, log) == endIdle && !w.retire(queueID, wake) {
+		}
 		return
 	}
 	for {
@@ -171,10 +178,29 @@ func (w *Workers) loop(ctx context.Context, queueID int64, wake chan struct{}) {
 		switch w.hold(ctx, queueID, wake, newHeldLease(l, asked, w.leaseTTL), log) {
 		case endLost:
 			log.Warn().Msg("the queue's lease is lost; this replica stops deciding for it")
+		case endIdle:
+			if w.retire(queueID, wake) {
+				return
+			}
 		default:
 			return
 		}
 	}
+}
+
+// retire ends the worker of a queue found idle unless it was woken since
+// (false: it syncs again). Wake holds w.mu while it signals, so a wake-up
+// either reaches this worker before it retires or starts a new one.
+func (w *Workers) retire(queueID int64, wake chan struct{}) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	select {
+	case <-wake:
+		return false
+	default:
+	}
+	delete(w.wakes, queueID)
+	return true
 }
 
 // pause waits d, or until woken or ctx ends (false).
@@ -191,8 +217,8 @@ func (w *Workers) pause(ctx context.Context, wake chan struct{}, d time.Duration
 }
 
 // hold runs the queue's syncs under its lease h, renewing it, until the
-// context ends (then it releases the lease), the queue is deleted, or the
-// lease is lost: a renewal finds it changed hands, a fenced write finds its
+// context ends, the queue is deleted or found idle (then it releases the
+// lease), or the lease is lost: a renewal finds it changed hands, a fenced write finds its
 // token stale, or it could not be renewed before it may pass on. Then the
 // syncs stop at once: their context ends.
 func (w *Workers) hold(ctx context.Context, queueID int64, wake chan struct{}, h *heldLease, log zerolog.Logger) runEnd {
@@ -206,16 +232,16 @@ func (w *Workers) hold(ctx context.Context, queueID int64, wake chan struct{}, h
 	end := w.run(queue.WithFence(hctx, h), queueID, wake, log)
 	cancel()
 	<-renewed
-	if ctx.Err() != nil || end == endDeleted {
+	if ctx.Err() != nil || end == endDeleted || end == endIdle {
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer rcancel()
 		if err := w.leases.ReleaseLease(rctx, h.lease()); err != nil {
 			log.Warn().Err(err).Msg("failed to release the queue's lease; it expires")
 		}
-		if end == endDeleted {
-			return endDeleted
+		if ctx.Err() != nil {
+			return endStopped
 		}
-		return endStopped
+		return end
 	}
 	return endLost
 }
@@ -264,12 +290,17 @@ func (w *Workers) renew(ctx context.Context, h *heldLease, lost context.CancelFu
 }
 
 // run calls Sync when woken, when the engine asked to be looked at again,
-// and at least every interval, until ctx ends, the queue is deleted or a
-// sync finds the lease lost.
+// and at least every interval, until ctx ends, the queue is deleted, a
+// sync finds the lease lost or finds the queue idle.
 func (w *Workers) run(ctx context.Context, queueID int64, wake chan struct{}, log zerolog.Logger) runEnd {
 	failures := 0
 	for {
-		next, err := w.svc.Sync(ctx, queueID)
+		select {
+		case <-wake: // a wake-up that came before this sync is served by it
+		default:
+		}
+		res, err := w.svc.SyncQueue(ctx, queueID)
+		next := res.Next
 		if ctx.Err() != nil {
 			return endStopped
 		}
@@ -282,6 +313,9 @@ func (w *Workers) run(ctx context.Context, queueID int64, wake chan struct{}, lo
 		}
 		if errors.Is(err, queue.ErrLeaseLost) {
 			return endLost
+		}
+		if err == nil && res.Idle {
+			return endIdle
 		}
 		wait := w.interval
 		if err != nil {

@@ -16,7 +16,11 @@ import (
 
 type syncFunc func(ctx context.Context, id int64) (time.Time, error)
 
-func (f syncFunc) Sync(ctx context.Context, id int64) (time.Time, error) { return f(ctx, id) }
+// SyncQueue runs f; the queue is never found idle.
+func (f syncFunc) SyncQueue(ctx context.Context, id int64) (service.SyncResult, error) {
+	next, err := f(ctx, id)
+	return service.SyncResult{Next: next}, err
+}
 
 // A worker syncs its queue when woken, and stops for good once the queue
 // is gone.

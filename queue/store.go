@@ -33,6 +33,12 @@ type Store interface {
 	GetQueueByID(ctx context.Context, id int64) (*Queue, error)
 	// ListQueues returns every queue, ordered by ID.
 	ListQueues(ctx context.Context) ([]*Queue, error)
+	// ListActiveQueues returns the queues that have work, ordered by ID:
+	// an active entry (queued, testing or waiting) or an open run. A
+	// queue it leaves out has nothing for its engine to decide; the
+	// store's work is that of the active entries and open runs, not of
+	// every queue.
+	ListActiveQueues(ctx context.Context) ([]*Queue, error)
 	// UpdateQueue saves q's state, settings, NextSeq and PausedReason.
 	UpdateQueue(ctx context.Context, q *Queue) error
 	// DeleteQueue removes a queue with its entries, runs and merge records.

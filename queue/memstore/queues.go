@@ -81,6 +81,23 @@ func (o *ops) ListQueues(ctx context.Context) ([]*queue.Queue, error) {
 	return out, nil
 }
 
+// ListActiveQueues returns the queues with an active entry or an open
+// run, ordered by ID.
+func (o *ops) ListActiveQueues(ctx context.Context) ([]*queue.Queue, error) {
+	unlock, err := o.begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list the active queues: %w", err)
+	}
+	defer unlock()
+	var out []*queue.Queue
+	for _, id := range slices.Sorted(maps.Keys(o.d.queues)) {
+		if len(o.d.activeEntries[id]) > 0 || len(o.d.openRuns[id]) > 0 {
+			out = append(out, copyQueue(o.d.queues[id]))
+		}
+	}
+	return out, nil
+}
+
 // UpdateQueue saves q's state, settings, NextSeq, PausedReason, PendingMode,
 // ResumeState and UpdatedAt (not its key or CreatedAt); queue.ErrNotFound if
 // q.ID is unknown.

@@ -66,11 +66,13 @@ func refreshEvery(queued int) time.Duration {
 
 // refreshStandings makes due the surfaces of admitted entries whose shown
 // position or ETA is out of date (no state change moved them), at most once
-// per refresh interval each.
+// per refresh interval each. It reads the queues with work only (an idle
+// queue has no entry to show): its cost follows the active entries, not
+// the number of queues.
 func (r *Reconciler) refreshStandings(ctx context.Context) error {
-	queues, err := r.store.ListQueues(ctx)
+	queues, err := r.store.ListActiveQueues(ctx)
 	if err != nil {
-		return fmt.Errorf("failed to list queues: %w", err)
+		return fmt.Errorf("failed to list the active queues: %w", err)
 	}
 	now := r.now()
 	for _, q := range queues {

@@ -140,25 +140,48 @@ func (s *Service) lock(queueID int64) func() {
 // state after each, until the queue is settled. It returns when the queue
 // must be looked at again (zero = only when woken).
 func (s *Service) Sync(ctx context.Context, queueID int64) (time.Time, error) {
+	res, err := s.SyncQueue(ctx, queueID)
+	return res.Next, err
+}
+
+// SyncResult is what one SyncQueue found.
+type SyncResult struct {
+	// Next is when the queue must be looked at again (zero: only when
+	// woken, or at the reconcile interval while it has work).
+	Next time.Time
+	// Idle is set when the queue has nothing for its engine to decide: no
+	// active entry and no open run. Nothing about it changes until it is
+	// woken (a submission, a command, a webhook or API call that gives it
+	// work wakes it), so its worker need not sync it again until then.
+	Idle bool
+}
+
+// SyncQueue is Sync, saying also whether the queue was found idle.
+func (s *Service) SyncQueue(ctx context.Context, queueID int64) (SyncResult, error) {
+	next, idle, err := s.sync(ctx, queueID)
+	return SyncResult{Next: next, Idle: idle && err == nil}, err
+}
+
+func (s *Service) sync(ctx context.Context, queueID int64) (time.Time, bool, error) {
 	log := zerolog.Ctx(ctx).With().Int64("queue_id", queueID).Logger()
 	ctx = log.WithContext(ctx)
 	q, err := s.store.GetQueueByID(ctx, queueID)
 	if errors.Is(err, queue.ErrNotFound) {
-		return time.Time{}, fmt.Errorf("queue %d: %w", queueID, ErrNoQueue)
+		return time.Time{}, false, fmt.Errorf("queue %d: %w", queueID, ErrNoQueue)
 	}
 	if err != nil {
-		return time.Time{}, fmt.Errorf("failed to load queue %d: %w", queueID, err)
+		return time.Time{}, false, fmt.Errorf("failed to load queue %d: %w", queueID, err)
 	}
 	// After the steps, on what they decided; it never waits: the choice
 	// runs in its own goroutine.
 	defer s.pokeTuner(ctx, q)
 	if s.reconcileDue(queueID) {
 		if err := s.reconcile(ctx, q); err != nil {
-			return s.now().Add(5 * time.Second), fmt.Errorf("failed to reconcile queue %s: %w", q.Key, err)
+			return s.now().Add(5 * time.Second), false, fmt.Errorf("failed to reconcile queue %s: %w", q.Key, err)
 		}
 	}
 	if idle, err := s.idle(ctx, q.ID); err != nil {
-		return s.now().Add(5 * time.Second), err
+		return s.now().Add(5 * time.Second), false, err
 	} else if idle {
 		// Nothing to decide: no GitHub read (an organisation's idle queues
 		// would otherwise cost two reads each per interval), only the
@@ -166,12 +189,12 @@ func (s *Service) Sync(ctx context.Context, queueID int64) (time.Time, error) {
 		if err := s.rec.cleanRecorded(ctx, q.Key.Repo); err != nil {
 			log.Warn().Err(err).Msg("failed to delete the branches of closed runs; the reconciler will")
 		}
-		return time.Time{}, nil
+		return time.Time{}, true, nil
 	}
 	head, ok := s.heads.get(q.ID, s.now())
 	if !ok {
 		if head, err = s.gh.BranchHead(ctx, q.Key.Repo, q.Key.Branch); err != nil {
-			return s.now().Add(5 * time.Second), fmt.Errorf("failed to read head of %s: %w", q.Key, err)
+			return s.now().Add(5 * time.Second), false, fmt.Errorf("failed to read head of %s: %w", q.Key, err)
 		}
 		s.heads.put(q.ID, head, s.now())
 	}
@@ -200,10 +223,10 @@ func (s *Service) Sync(ctx context.Context, queueID int64) (time.Time, error) {
 			if err != nil {
 				wake = s.now().Add(5 * time.Second)
 			}
-			return wake, err
+			return wake, false, err
 		}
 	}
-	return s.now(), fmt.Errorf("queue %s did not settle", q.Key)
+	return s.now(), false, fmt.Errorf("queue %s did not settle", q.Key)
 }
 
 // idle reports whether a queue has nothing for the engine to decide: no

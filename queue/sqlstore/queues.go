@@ -41,6 +41,10 @@ var (
 	queueByKey      = queueSelect + " WHERE host = ? COLLATE NOCASE AND owner = ? COLLATE NOCASE AND name = ? COLLATE NOCASE AND branch = ?"
 	queueByID       = queueSelect + " WHERE id = ?"
 	queueList       = queueSelect + " ORDER BY id"
+	// queueActive reads the active entries and open runs through their
+	// partial indexes (entries_active, runs_open), not every queue.
+	queueActive = queueSelect + " WHERE id IN (SELECT queue_id FROM entries WHERE " + activeEntry +
+		" UNION SELECT queue_id FROM runs WHERE closed = 0) ORDER BY id"
 )
 
 func scanQueue(sc interface{ Scan(...any) error }) (*queue.Queue, error) {
@@ -99,6 +103,20 @@ func (o *ops) ListQueues(ctx context.Context) ([]*queue.Queue, error) {
 	out, err := collect(rows, scanQueue)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list queues: %w", err)
+	}
+	return out, nil
+}
+
+// ListActiveQueues returns the queues with an active entry or an open
+// run, ordered by ID.
+func (o *ops) ListActiveQueues(ctx context.Context) ([]*queue.Queue, error) {
+	rows, err := o.rd.QueryContext(ctx, queueActive)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list the active queues: %w", err)
+	}
+	out, err := collect(rows, scanQueue)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list the active queues: %w", err)
 	}
 	return out, nil
 }

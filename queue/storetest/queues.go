@@ -82,6 +82,48 @@ var queueTests = []testCase{
 		must(t, err)
 		assertEqual(t, got, want)
 	}},
+	{"queue/list active: an active entry or an open run, by id", func(t *testing.T, s queue.Store) {
+		ids := func() []int64 {
+			t.Helper()
+			got, err := s.ListActiveQueues(ctx)
+			must(t, err)
+			var out []int64
+			for _, q := range got {
+				out = append(out, q.ID)
+			}
+			return out
+		}
+		if got := ids(); len(got) != 0 {
+			t.Fatalf("ListActiveQueues on an empty store = %v", got)
+		}
+		mustQueue(t, s, "empty")
+		done := mustQueue(t, s, "done")
+		waiting := mustQueue(t, s, "waiting")
+		running := mustQueue(t, s, "running")
+		both := mustQueue(t, s, "both")
+		merged := pendingEntry("merged", done.ID, 1)
+		merged.State = queue.StateMerged
+		must(t, s.SaveEntry(ctx, merged))
+		must(t, s.SaveRun(ctx, &queue.TestRun{ID: "closed", QueueID: done.ID, SHA: "c", Closed: true}))
+		must(t, s.SaveEntry(ctx, pendingEntry("w", waiting.ID, 2)))
+		must(t, s.SaveRun(ctx, &queue.TestRun{ID: "open", QueueID: running.ID, SHA: "o"}))
+		must(t, s.SaveEntry(ctx, pendingEntry("b1", both.ID, 3)))
+		must(t, s.SaveEntry(ctx, pendingEntry("b2", both.ID, 4)))
+		must(t, s.SaveRun(ctx, &queue.TestRun{ID: "bopen", QueueID: both.ID, SHA: "b"}))
+		assertEqual(t, ids(), []int64{waiting.ID, running.ID, both.ID})
+		full, err := s.ListActiveQueues(ctx)
+		must(t, err)
+		want, err := s.GetQueueByID(ctx, waiting.ID)
+		must(t, err)
+		assertEqual(t, full[0], want)
+		// The entry ends: its queue is idle again; the empty queue never
+		// was active.
+		w, err := s.GetEntry(ctx, waiting.ID, 2)
+		must(t, err)
+		w.State = queue.StateCancelled
+		must(t, s.SaveEntry(ctx, w))
+		assertEqual(t, ids(), []int64{running.ID, both.ID})
+	}},
 	{"queue/delete cascades", func(t *testing.T, s queue.Store) {
 		q := mustQueue(t, s, "main")
 		other := mustQueue(t, s, "dev")

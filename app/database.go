@@ -66,11 +66,12 @@ type Database interface {
 	Prune(ctx context.Context, deliveriesBefore, eventsBefore time.Time, eventsUpTo int64) (record.Pruned, error)
 
 	// AcquireLease makes holder the decision-maker of queueID until now+ttl
-	// unless another holder's lease is live (ok false); RenewLease extends
-	// a lease (queue.ErrLeaseLost once it changed hands); ReleaseLease
-	// gives one up. On SQLite (one process) every lease is always held.
+	// unless another holder's lease is live (ok false); RenewLeases
+	// extends in one statement the leases of holder still its (those it
+	// does not return changed hands); ReleaseLease gives one up. On SQLite
+	// (one process) every lease is always held.
 	AcquireLease(ctx context.Context, queueID int64, holder string, now time.Time, ttl time.Duration) (record.Lease, bool, error)
-	RenewLease(ctx context.Context, l record.Lease, now time.Time, ttl time.Duration) (record.Lease, error)
+	RenewLeases(ctx context.Context, holder string, held []record.Lease, now time.Time, ttl time.Duration) ([]record.Lease, error)
 	ReleaseLease(ctx context.Context, l record.Lease) error
 
 	// WakeQueue and ListenWakes pass queue wake-ups between the replicas

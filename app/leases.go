@@ -12,7 +12,8 @@ import (
 )
 
 // Lease timing. A replica holds a queue's lease for LeaseTTL from before
-// each renewal, renews it every LeaseTTL/3, and a replica that does not
+// each renewal, renews it every LeaseTTL/3 (all its leases in one
+// statement: leaseKeeper), and a replica that does not
 // hold it tries to take it every LeaseTTL/3: a holder killed outright is
 // replaced within about 4/3 LeaseTTL. No GitHub write starts with less than
 // minWriteWindow of the lease left, and each is cut off when the lease may
@@ -29,9 +30,10 @@ type leaser interface {
 	// AcquireLease makes holder the decision-maker of queueID until
 	// now+ttl unless another holder's lease is live (ok false).
 	AcquireLease(ctx context.Context, queueID int64, holder string, now time.Time, ttl time.Duration) (record.Lease, bool, error)
-	// RenewLease extends l to now+ttl; queue.ErrLeaseLost if it changed
-	// hands.
-	RenewLease(ctx context.Context, l record.Lease, now time.Time, ttl time.Duration) (record.Lease, error)
+	// RenewLeases extends, in one statement, every lease of held that
+	// holder still holds with its token (and did not release) to now+ttl,
+	// and returns those; a lease it does not return changed hands.
+	RenewLeases(ctx context.Context, holder string, held []record.Lease, now time.Time, ttl time.Duration) ([]record.Lease, error)
 	// ReleaseLease gives l up at once.
 	ReleaseLease(ctx context.Context, l record.Lease) error
 }

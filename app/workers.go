@@ -40,6 +40,7 @@ type Workers struct {
 	holder   string
 	leaseTTL time.Duration
 	takeOver func(queueID int64)
+	keeper   *leaseKeeper
 
 	mu      sync.Mutex
 	ctx     context.Context
@@ -69,6 +70,10 @@ func NewWorkers(svc syncer, interval time.Duration, now func() time.Time) *Worke
 // before Start.
 func (w *Workers) UseLeases(l leaser, holder string, ttl time.Duration, takeOver func(queueID int64)) {
 	w.leases, w.holder, w.leaseTTL, w.takeOver = l, holder, ttl, takeOver
+	w.keeper = &leaseKeeper{leases: l, holder: holder, ttl: ttl, now: w.now, timer: func(d time.Duration) (<-chan time.Time, func() bool) {
+		t := time.NewTimer(d)
+		return t.C, t.Stop
+	}, held: map[*heldLease]context.CancelFunc{}}
 }
 
 // Backoff after a failed sync. A transient failure (GitHub answered a 5xx,
@@ -101,6 +106,13 @@ func (w *Workers) Start(ctx context.Context) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.ctx = ctx
+	if w.keeper != nil {
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			w.keeper.run(ctx)
+		}()
+	}
 	for id := range w.wakes {
 		w.spawn(id)
 	}
@@ -224,14 +236,10 @@ func (w *Workers) pause(ctx context.Context, wake chan struct{}, d time.Duration
 func (w *Workers) hold(ctx context.Context, queueID int64, wake chan struct{}, h *heldLease, log zerolog.Logger) runEnd {
 	hctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	renewed := make(chan struct{})
-	go func() {
-		defer close(renewed)
-		w.renew(hctx, h, cancel, log)
-	}()
+	w.keeper.add(h, cancel)
 	end := w.run(queue.WithFence(hctx, h), queueID, wake, log)
 	cancel()
-	<-renewed
+	w.keeper.drop(h)
 	if ctx.Err() != nil || end == endDeleted || end == endIdle {
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer rcancel()
@@ -244,49 +252,6 @@ func (w *Workers) hold(ctx context.Context, queueID int64, wake chan struct{}, h
 		return end
 	}
 	return endLost
-}
-
-// renew renews h every TTL/3 until ctx ends; it marks h lost and calls
-// lost when it changed hands, or when it could not be renewed while it may
-// still not pass on.
-func (w *Workers) renew(ctx context.Context, h *heldLease, lost context.CancelFunc, log zerolog.Logger) {
-	every := w.leaseTTL / 3
-	for {
-		wait := every
-		if left := h.HeldUntil().Sub(w.now()); left < wait {
-			wait = max(left, 0)
-		}
-		fired, stop := w.timer(wait)
-		select {
-		case <-ctx.Done():
-			stop()
-			return
-		case <-fired:
-		}
-		stop()
-		asked := w.now()
-		if !asked.Before(h.HeldUntil()) {
-			h.lose()
-			lost()
-			return
-		}
-		l, err := w.leases.RenewLease(ctx, h.lease(), asked, w.leaseTTL)
-		switch {
-		case errors.Is(err, queue.ErrLeaseLost):
-			h.lose()
-			lost()
-			return
-		case err != nil:
-			if ctx.Err() != nil {
-				return
-			}
-			log.Warn().Err(err).Msg("failed to renew the queue's lease; retrying while it holds")
-			every = max(w.leaseTTL/15, time.Millisecond)
-		default:
-			h.renewed(l, asked, w.leaseTTL)
-			every = w.leaseTTL / 3
-		}
-	}
 }
 
 // run calls Sync when woken, when the engine asked to be looked at again,

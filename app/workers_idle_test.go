@@ -99,3 +99,29 @@ func TestWorkersIdleSyncKeepsAWakeUpThatCameMeanwhile(t *testing.T) {
 	cancel()
 	w.Wait()
 }
+
+// The leases of every queue a replica holds are renewed together, in one
+// call (one statement) per renewal, not one per queue.
+func TestWorkersRenewEveryLeaseInOneCall(t *testing.T) {
+	leases := &fakeLeases{}
+	leases.set(func(f *fakeLeases) { f.grant, f.oneToken = true, true })
+	s := &idleSyncer{}
+	s.busy.Store(true)
+	w := NewWorkers(s, time.Hour, nil)
+	w.UseLeases(leases, "replica-a", 90*time.Millisecond, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w.Start(ctx)
+	for id := range int64(5) {
+		w.Wake(id + 1)
+	}
+	waitUntil(t, func() bool {
+		b := leases.get().batches
+		return len(b) >= 3 && b[len(b)-1] == 5 && b[len(b)-2] == 5
+	})
+	if n := s.syncs.Load(); n != 5 {
+		t.Errorf("%d syncs; want one per queue (no lease lost)", n)
+	}
+	cancel()
+	w.Wait()
+}

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -26,8 +25,10 @@ type leaseCounts struct {
 	grant    bool  // AcquireLease succeeds
 	lost     bool  // RenewLease reports the lease lost
 	token    int64 // token of the last grant
+	oneToken bool  // every grant has token 1 (several queues held at once)
 	acquires int
 	renewals int
+	batches  []int // leases per renewal
 	released []record.Lease
 }
 
@@ -38,19 +39,26 @@ func (f *fakeLeases) AcquireLease(_ context.Context, queueID int64, holder strin
 	if !f.grant {
 		return record.Lease{}, false, nil
 	}
-	f.token++
+	if f.token++; f.oneToken {
+		f.token = 1
+	}
 	return record.Lease{QueueID: queueID, Holder: holder, Token: f.token, ExpiresAt: now.Add(ttl)}, true, nil
 }
 
-func (f *fakeLeases) RenewLease(_ context.Context, l record.Lease, now time.Time, ttl time.Duration) (record.Lease, error) {
+func (f *fakeLeases) RenewLeases(_ context.Context, _ string, held []record.Lease, now time.Time, ttl time.Duration) ([]record.Lease, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.renewals++
-	if f.lost || l.Token != f.token {
-		return l, fmt.Errorf("renew: %w", queue.ErrLeaseLost)
+	f.batches = append(f.batches, len(held))
+	var out []record.Lease
+	for _, l := range held {
+		if f.lost || l.Token != f.token {
+			continue
+		}
+		l.ExpiresAt = now.Add(ttl)
+		out = append(out, l)
 	}
-	l.ExpiresAt = now.Add(ttl)
-	return l, nil
+	return out, nil
 }
 
 func (f *fakeLeases) ReleaseLease(_ context.Context, l record.Lease) error {
@@ -71,6 +79,7 @@ func (f *fakeLeases) get() leaseCounts {
 	defer f.mu.Unlock()
 	c := f.leaseCounts
 	c.released = append([]record.Lease(nil), f.released...)
+	c.batches = append([]int(nil), f.batches...)
 	return c
 }
 

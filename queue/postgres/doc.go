@@ -18,7 +18,7 @@
 //     (and takes the lock again). Reads outside a transaction use a small
 //     pool of read-only connections. Migrations run under a lock of their
 //     own: two processes never migrate at once.
-//   - Per-queue leases (AcquireLease, RenewLease, ReleaseLease) say which
+//   - Per-queue leases (AcquireLease, RenewLease, RenewLeases, ReleaseLease) say which
 //     replica decides for a queue; their fencing token grows each time a
 //     lease changes hands, and Fenced runs a transaction only while its
 //     token is still the queue's, holding the lease against a takeover

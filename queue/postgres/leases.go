@@ -74,6 +74,50 @@ func (s *Store) RenewLease(ctx context.Context, l Lease, now time.Time, ttl time
 	return l, nil
 }
 
+// renewLeases extends the leases of holder among (queue_id, token) pairs
+// still holder's with that token and not released (a release sets
+// expires_at to 0): one statement for all of a replica's leases.
+const renewLeases = `UPDATE queue_leases SET expires_at = $1
+	WHERE holder = $2 AND expires_at > 0
+	  AND (queue_id, token) IN (SELECT * FROM unnest($3::bigint[], $4::bigint[]))
+	RETURNING queue_id, token`
+
+// RenewLeases extends to now+ttl, in one statement, every lease of held
+// that holder still holds with its token, and returns those (in no
+// particular order). A lease it does not return changed hands, or was
+// released: it is lost. As RenewLease, a lease that expired but that
+// nobody took is renewed with its token; a released one is not.
+func (s *Store) RenewLeases(ctx context.Context, holder string, held []Lease, now time.Time, ttl time.Duration) ([]Lease, error) {
+	if len(held) == 0 {
+		return nil, nil
+	}
+	exp := now.Add(ttl)
+	ids, tokens := make([]int64, len(held)), make([]int64, len(held))
+	for i, l := range held {
+		if l.Holder != holder {
+			return nil, fmt.Errorf("failed to renew the leases of %s: queue %d's lease is %s's", holder, l.QueueID, l.Holder)
+		}
+		ids[i], tokens[i] = l.QueueID, l.Token
+	}
+	rows, err := s.writer.QueryContext(ctx, renewLeases, exp.UnixNano(), holder, ids, tokens)
+	if err != nil {
+		return nil, fmt.Errorf("failed to renew the leases of %s: %w", holder, err)
+	}
+	defer func() { _ = rows.Close() }()
+	var out []Lease
+	for rows.Next() {
+		l := Lease{Holder: holder, ExpiresAt: exp.UTC()}
+		if err := rows.Scan(&l.QueueID, &l.Token); err != nil {
+			return nil, fmt.Errorf("failed to renew the leases of %s: %w", holder, err)
+		}
+		out = append(out, l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("failed to renew the leases of %s: %w", holder, err)
+	}
+	return out, nil
+}
+
 // ReleaseLease gives l up at once (another replica may take the queue
 // without waiting for it to expire); releasing a lease already lost is no
 // error.

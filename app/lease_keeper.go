@@ -1,0 +1,127 @@
+package app
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mergequeue/mq/queue/record"
+)
+
+// leaseKeeper renews every lease the workers of this replica hold in one
+// statement (leaser.RenewLeases) every LeaseTTL/3, instead of one per
+// queue: a replica holding a thousand queues' leases sends one UPDATE per
+// renewal, and one holding none sends nothing. A lease the statement does
+// not return changed hands (or is gone): it is marked lost and its
+// worker's syncs stop at once, as when a fenced write finds its token
+// stale. A lease that could not be renewed before it may pass on (the
+// database did not answer) is lost too.
+type leaseKeeper struct {
+	leases leaser
+	holder string
+	ttl    time.Duration
+	now    func() time.Time
+	timer  func(d time.Duration) (<-chan time.Time, func() bool)
+
+	mu   sync.Mutex
+	held map[*heldLease]context.CancelFunc
+}
+
+// add makes k renew h until drop; lost is called when h is lost.
+func (k *leaseKeeper) add(h *heldLease, lost context.CancelFunc) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.held[h] = lost
+}
+
+// drop stops renewing h. A renewal already sent may still extend it; a
+// release sent after drop returns is not undone by it (the database
+// renews no released lease).
+func (k *leaseKeeper) drop(h *heldLease) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.held, h)
+}
+
+// run renews the held leases every ttl/3 (every ttl/15 after a failure,
+// while they still hold) until ctx ends.
+func (k *leaseKeeper) run(ctx context.Context) {
+	log := zerolog.Ctx(ctx)
+	every := k.ttl / 3
+	for {
+		wait := every
+		k.mu.Lock()
+		for h := range k.held {
+			if left := h.HeldUntil().Sub(k.now()); left < wait {
+				wait = max(left, 0)
+			}
+		}
+		k.mu.Unlock()
+		fired, stop := k.timer(wait)
+		select {
+		case <-ctx.Done():
+			stop()
+			return
+		case <-fired:
+		}
+		stop()
+		if err := k.renew(ctx); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			log.Warn().Err(err).Msg("failed to renew the queues' leases; retrying while they hold")
+			every = max(k.ttl/15, time.Millisecond)
+			continue
+		}
+		every = k.ttl / 3
+	}
+}
+
+// renew renews every held lease in one statement, marking lost those it
+// does not return and those that could no longer be renewed in time.
+func (k *leaseKeeper) renew(ctx context.Context) error {
+	asked := k.now()
+	k.mu.Lock()
+	batch := make(map[int64]*heldLease, len(k.held))
+	var leases []record.Lease
+	for h, lost := range k.held {
+		if !asked.Before(h.HeldUntil()) {
+			h.lose()
+			lost()
+			delete(k.held, h)
+			continue
+		}
+		l := h.lease()
+		batch[l.QueueID] = h
+		leases = append(leases, l)
+	}
+	k.mu.Unlock()
+	if len(leases) == 0 {
+		return nil
+	}
+	renewed, err := k.leases.RenewLeases(ctx, k.holder, leases, asked, k.ttl)
+	if err != nil {
+		return err
+	}
+	kept := make(map[int64]record.Lease, len(renewed))
+	for _, l := range renewed {
+		kept[l.QueueID] = l
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for id, h := range batch {
+		l, ok := kept[id]
+		if ok && l.Token == h.Token() {
+			h.renewed(l, asked, k.ttl)
+			continue
+		}
+		h.lose()
+		if lost, held := k.held[h]; held {
+			lost()
+			delete(k.held, h)
+		}
+	}
+	return nil
+}

@@ -116,6 +116,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (*App, error) {
 	a.workers.svc = a.svc
 	a.replica = ReplicaName()
 	a.workers.UseLeases(store, a.replica, LeaseTTL, a.svc.TakeOver)
+	a.workers.SpreadOver(a.wakeActiveQueues)
 	a.svc.Reconciler().SetObserver(m.reconciler)
 	if err := a.bootstrapQueues(ctx); err != nil {
 		_ = store.Close()

@@ -73,6 +73,9 @@ type Database interface {
 	AcquireLease(ctx context.Context, queueID int64, holder string, now time.Time, ttl time.Duration) (record.Lease, bool, error)
 	RenewLeases(ctx context.Context, holder string, held []record.Lease, now time.Time, ttl time.Duration) ([]record.Lease, error)
 	ReleaseLease(ctx context.Context, l record.Lease) error
+	// Heartbeat records that replica name is alive and returns the live
+	// replicas (on SQLite, name alone); they divide the queues.
+	Heartbeat(ctx context.Context, name string, now time.Time, ttl time.Duration) ([]string, error)
 
 	// WakeQueue and ListenWakes pass queue wake-ups between the replicas
 	// sharing the database (wakeStore).

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -13,7 +14,10 @@ import (
 // leaseKeeper renews every lease the workers of this replica hold in one
 // statement (leaser.RenewLeases) every LeaseTTL/3, instead of one per
 // queue: a replica holding a thousand queues' leases sends one UPDATE per
-// renewal, and one holding none sends nothing. A lease the statement does
+// renewal, and one holding none sends none. Beside it, it records the
+// replica's heartbeat and learns which replicas are alive (one statement):
+// they divide the queues (preferredReplica); when the set changes,
+// changed is called. A lease the statement does
 // not return changed hands (or is gone): it is marked lost and its
 // worker's syncs stop at once, as when a fenced write finds its token
 // stale. A lease that could not be renewed before it may pass on (the
@@ -25,8 +29,35 @@ type leaseKeeper struct {
 	now    func() time.Time
 	timer  func(d time.Duration) (<-chan time.Time, func() bool)
 
+	// changed, if set, is called (from run) when the live replicas
+	// changed since the previous heartbeat.
+	changed func(ctx context.Context)
+
 	mu   sync.Mutex
 	held map[*heldLease]context.CancelFunc
+	live []string // the replicas alive at the last heartbeat; nil before
+}
+
+// liveReplicas are the replicas alive at the last heartbeat (nil before
+// the first).
+func (k *leaseKeeper) liveReplicas() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.live
+}
+
+// beat records the heartbeat and the live replicas; it reports whether
+// they changed since the previous one (not at the first).
+func (k *leaseKeeper) beat(ctx context.Context) (bool, error) {
+	live, err := k.leases.Heartbeat(ctx, k.holder, k.now(), k.ttl)
+	if err != nil {
+		return false, err
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	changed := k.live != nil && !slices.Equal(k.live, live)
+	k.live = live
+	return changed, nil
 }
 
 // add makes k renew h until drop; lost is called when h is lost.
@@ -67,6 +98,14 @@ func (k *leaseKeeper) run(ctx context.Context) {
 		case <-fired:
 		}
 		stop()
+		changed, berr := k.beat(ctx)
+		if berr != nil && ctx.Err() == nil {
+			log.Warn().Err(berr).Msg("failed to record this replica's heartbeat")
+		}
+		if changed && k.changed != nil {
+			zerolog.Ctx(ctx).Info().Strs("replicas", k.liveReplicas()).Msg("the live replicas changed; the queues are divided again")
+			k.changed(ctx)
+		}
 		if err := k.renew(ctx); err != nil {
 			if ctx.Err() != nil {
 				return

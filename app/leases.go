@@ -36,6 +36,9 @@ type leaser interface {
 	RenewLeases(ctx context.Context, holder string, held []record.Lease, now time.Time, ttl time.Duration) ([]record.Lease, error)
 	// ReleaseLease gives l up at once.
 	ReleaseLease(ctx context.Context, l record.Lease) error
+	// Heartbeat records that replica name is alive at now and returns
+	// the replicas alive (seen within ttl), itself included, sorted.
+	Heartbeat(ctx context.Context, name string, now time.Time, ttl time.Duration) ([]string, error)
 }
 
 // ReplicaName names this process among the replicas sharing a database:

@@ -79,16 +79,25 @@ func (a *App) listenWakes(ctx context.Context) {
 			a.workers.Wake(queueID)
 			return
 		}
-		queues, err := a.store.ListActiveQueues(ctx) // an idle queue woken meanwhile was given work
-		if err != nil {
-			zerolog.Ctx(ctx).Warn().Err(err).Msg("failed to list the queues to wake")
-			return
-		}
-		for _, q := range queues {
-			a.workers.Wake(q.ID)
-		}
+		a.wakeActiveQueues(ctx) // an idle queue woken meanwhile was given work
 	})
 	if err != nil && ctx.Err() == nil {
 		zerolog.Ctx(ctx).Error().Err(err).Msg("stopped listening for queue wake-ups from other replicas")
+	}
+}
+
+// wakeActiveQueues wakes here every queue with work (an active entry or
+// an open run): those this replica decides for start, those another
+// replica decides for cost nothing (Workers.SpreadOver).
+func (a *App) wakeActiveQueues(ctx context.Context) {
+	queues, err := a.store.ListActiveQueues(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			zerolog.Ctx(ctx).Warn().Err(err).Msg("failed to list the queues with work to wake")
+		}
+		return
+	}
+	for _, q := range queues {
+		a.workers.Wake(q.ID)
 	}
 }

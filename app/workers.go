@@ -41,6 +41,8 @@ type Workers struct {
 	leaseTTL time.Duration
 	takeOver func(queueID int64)
 	keeper   *leaseKeeper
+	// spread: the live replicas divide the queues (SpreadOver).
+	spread bool
 
 	mu      sync.Mutex
 	ctx     context.Context
@@ -76,6 +78,31 @@ func (w *Workers) UseLeases(l leaser, holder string, ttl time.Duration, takeOver
 	}, held: map[*heldLease]context.CancelFunc{}}
 }
 
+// SpreadOver makes the replicas divide the queues (with UseLeases): a
+// worker starts only for a queue this replica is preferred for among the
+// live ones (preferredReplica), so that a wake-up of a queue another
+// replica decides for costs nothing here, not even a statement. A queue
+// keeps its holder while it has work, preferred or not (no hand-over in
+// the middle of a merge); once idle it is released, and the next wake-up
+// goes to the preferred replica. changed is called when the live replicas
+// changed (one started, or stopped beating: its leases expire with its
+// heartbeat): it should wake every queue with work, so that the replicas
+// now preferred for the queues of one gone take them. Call it before
+// Start.
+func (w *Workers) SpreadOver(changed func(ctx context.Context)) {
+	w.keeper.changed, w.spread = changed, true
+}
+
+// preferred tells whether this replica decides for queueID: always
+// without leases, or before the live replicas are known.
+func (w *Workers) preferred(queueID int64) bool {
+	if w.keeper == nil || !w.spread {
+		return true
+	}
+	live := w.keeper.liveReplicas()
+	return len(live) == 0 || preferredReplica(live, queueID) == w.holder
+}
+
 // Backoff after a failed sync. A transient failure (GitHub answered a 5xx,
 // timed out, or could not be reached) is retried soon, so that one 502 does
 // not cost a merge the whole reconcile interval: 100 ms doubling to at most
@@ -103,6 +130,12 @@ func (w *Workers) retryWait(err error, failures int) time.Duration {
 // Start sets the context the workers run under; queues woken before Start
 // begin then.
 func (w *Workers) Start(ctx context.Context) {
+	if w.keeper != nil && w.spread {
+		// Learn the live replicas first: the queues are divided by them.
+		if _, err := w.keeper.beat(ctx); err != nil {
+			zerolog.Ctx(ctx).Warn().Err(err).Msg("failed to record this replica's heartbeat")
+		}
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.ctx = ctx
@@ -114,6 +147,10 @@ func (w *Workers) Start(ctx context.Context) {
 		}()
 	}
 	for id := range w.wakes {
+		if !w.preferred(id) {
+			delete(w.wakes, id) // the replica preferred for it was woken too
+			continue
+		}
 		w.spawn(id)
 	}
 }
@@ -128,6 +165,9 @@ func (w *Workers) Wake(queueID int64) {
 	}
 	ch, ok := w.wakes[queueID]
 	if !ok {
+		if w.ctx != nil && !w.preferred(queueID) {
+			return // another replica decides for it (it is woken too)
+		}
 		ch = make(chan struct{}, 1)
 		w.wakes[queueID] = ch
 		if w.ctx != nil {
@@ -177,7 +217,16 @@ func (w *Workers) loop(ctx context.Context, queueID int64, wake chan struct{}) {
 		if err != nil {
 			log.Warn().Err(err).Msg("failed to acquire the queue's lease")
 		}
+		if err == nil && !ok && !w.preferred(queueID) && w.retire(queueID, wake) {
+			// Another replica holds it and another is preferred for it:
+			// they are woken too (a replica that stops beating is
+			// replaced by the one preferred after it, see SpreadOver).
+			return
+		}
 		if err != nil || !ok {
+			// The preferred replica tries again every third of the TTL
+			// while another holds it (after the replicas changed, until
+			// the holder finds it idle and releases it).
 			if !w.pause(ctx, wake, w.leaseTTL/3) {
 				return
 			}
@@ -194,6 +243,7 @@ func (w *Workers) loop(ctx context.Context, queueID int64, wake chan struct{}) {
 			if w.retire(queueID, wake) {
 				return
 			}
+
 		default:
 			return
 		}
@@ -282,6 +332,7 @@ func (w *Workers) run(ctx context.Context, queueID int64, wake chan struct{}, lo
 		if err == nil && res.Idle {
 			return endIdle
 		}
+
 		wait := w.interval
 		if err != nil {
 			failures++

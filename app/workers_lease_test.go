@@ -68,6 +68,10 @@ func (f *fakeLeases) ReleaseLease(_ context.Context, l record.Lease) error {
 	return nil
 }
 
+func (f *fakeLeases) Heartbeat(_ context.Context, name string, _ time.Time, _ time.Duration) ([]string, error) {
+	return []string{name}, nil
+}
+
 func (f *fakeLeases) set(fn func(f *fakeLeases)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -79,3 +79,34 @@ func TestRenewLeasesInOneStatement(t *testing.T) {
 		t.Errorf("renewing no lease = %v, %v", got, err)
 	}
 }
+
+// Heartbeat records a replica alive and returns, in one statement, the
+// replicas seen within the TTL: one that stopped beating drops out.
+func TestHeartbeatListsTheLiveReplicas(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, b, _, _ := replicas(t)
+	const ttl = 15 * time.Second
+	if _, err := b.Heartbeat(ctx, "replica-b", epoch, ttl); err != nil {
+		t.Fatal(err)
+	}
+	before := a.Statements()
+	live, err := a.Heartbeat(ctx, "replica-a", epoch.Add(time.Second), ttl)
+	if err != nil || !slices.Equal(live, []string{"replica-a", "replica-b"}) {
+		t.Fatalf("live replicas = %v, %v; want both", live, err)
+	}
+	if n := a.Statements() - before; n != 1 {
+		t.Errorf("a heartbeat took %d statements, want 1", n)
+	}
+	live, err = a.Heartbeat(ctx, "replica-a", epoch.Add(ttl), ttl)
+	if err != nil || !slices.Equal(live, []string{"replica-a"}) {
+		t.Fatalf("after b stopped beating for the TTL, live replicas = %v, %v; want a alone", live, err)
+	}
+	live, err = b.Heartbeat(ctx, "replica-b", epoch.Add(ttl+time.Second), ttl)
+	if err != nil || !slices.Equal(live, []string{"replica-a", "replica-b"}) {
+		t.Fatalf("b beats again: live replicas = %v, %v; want both", live, err)
+	}
+	if _, err := a.Heartbeat(ctx, "", epoch, ttl); err == nil {
+		t.Error("a heartbeat without a name was accepted")
+	}
+}

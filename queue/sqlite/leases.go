@@ -50,3 +50,8 @@ func (s *Store) ListenWakes(ctx context.Context, _ func(queueID int64)) error {
 	<-ctx.Done()
 	return nil
 }
+
+// Heartbeat returns name alone: a SQLite database serves one process.
+func (s *Store) Heartbeat(_ context.Context, name string, _ time.Time, _ time.Duration) ([]string, error) {
+	return []string{name}, nil
+}

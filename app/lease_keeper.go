@@ -32,6 +32,8 @@ type leaseKeeper struct {
 	// changed, if set, is called (from run) when the live replicas
 	// changed since the previous heartbeat.
 	changed func(ctx context.Context)
+	// spread: the replicas divide the queues; one that stops says so.
+	spread bool
 
 	mu   sync.Mutex
 	held map[*heldLease]context.CancelFunc
@@ -94,6 +96,7 @@ func (k *leaseKeeper) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			stop()
+			k.leave(ctx)
 			return
 		case <-fired:
 		}
@@ -115,6 +118,20 @@ func (k *leaseKeeper) run(ctx context.Context) {
 			continue
 		}
 		every = k.ttl / 3
+	}
+}
+
+// leave tells the other replicas, as this one stops, that it is gone (a
+// heartbeat at the Unix epoch: never live), so that they take its queues
+// at their next heartbeat rather than once its last one is a TTL old.
+func (k *leaseKeeper) leave(ctx context.Context) {
+	if !k.spread {
+		return // the queues are not divided (SpreadOver)
+	}
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if _, err := k.leases.Heartbeat(lctx, k.holder, time.Unix(0, 0), k.ttl); err != nil {
+		zerolog.Ctx(ctx).Warn().Err(err).Msg("failed to tell the other replicas this one stops; they notice within the lease TTL")
 	}
 }
 

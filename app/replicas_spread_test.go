@@ -39,7 +39,8 @@ func (b *busySyncer) syncs() map[int64]int {
 // Three replicas on one PostgreSQL divide 30 queues with work among them
 // (each holds between a fifth and a half), every queue held by the one
 // replica preferred for it; a wake-up of a queue held elsewhere costs a
-// replica neither a sync nor a statement.
+// replica neither a sync nor a statement. A replica that stops says so:
+// the others no longer count it at their next heartbeat.
 func TestReplicasSpreadTheQueues(t *testing.T) {
 	url := pgtest.URL(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -49,6 +50,7 @@ func TestReplicasSpreadTheQueues(t *testing.T) {
 		store *postgres.Store
 		sync  *busySyncer
 		w     *Workers
+		stop  context.CancelFunc
 	}
 	var rs []*replica
 	for i := range 3 {
@@ -73,7 +75,9 @@ func TestReplicasSpreadTheQueues(t *testing.T) {
 		ids = append(ids, q.ID)
 	}
 	for _, r := range rs {
-		r.w.Start(ctx)
+		rctx, stop := context.WithCancel(ctx)
+		r.stop = stop
+		r.w.Start(rctx)
 	}
 	defer func() {
 		cancel()
@@ -138,5 +142,11 @@ func TestReplicasSpreadTheQueues(t *testing.T) {
 			t.Errorf("%s, which does not hold queue %d, woke a worker (%v), sent %d statements, synced it %d times", r.name, id,
 				running, r.store.Statements()-before, r.sync.syncs()[id]-syncs)
 		}
+	}
+	rs[2].stop()
+	rs[2].w.Wait()
+	live, err := rs[0].store.Heartbeat(ctx, rs[0].name, time.Now(), time.Minute)
+	if err != nil || len(live) != 2 || live[0] != "replica-0" || live[1] != "replica-1" {
+		t.Errorf("after replica-2 stopped, the live replicas are %v, %v; want replica-0 and replica-1", live, err)
 	}
 }

@@ -90,7 +90,7 @@ func (w *Workers) UseLeases(l leaser, holder string, ttl time.Duration, takeOver
 // now preferred for the queues of one gone take them. Call it before
 // Start.
 func (w *Workers) SpreadOver(changed func(ctx context.Context)) {
-	w.keeper.changed, w.spread = changed, true
+	w.keeper.changed, w.keeper.spread, w.spread = changed, true, true
 }
 
 // preferred tells whether this replica decides for queueID: always

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mergequeue/mq/app"
 	"github.com/mergequeue/mq/queue"
 )
 
@@ -20,9 +21,11 @@ import (
 type idleRow struct {
 	Store  string
 	Queues int
-	// Statements are the statements the service sent to its database a
-	// second (the store's count: queries, writes, transactions' begin and
-	// end), on both stores.
+	// Replicas is the number of servers on the database (1 on SQLite).
+	Replicas int
+	// Statements are the statements the servers sent to the database a
+	// second (the stores' counts: queries, writes, transactions' begin
+	// and end), on both stores.
 	Statements series
 	// Xacts are PostgreSQL's committed transactions a second (every
 	// statement outside a transaction is one) of the whole server,
@@ -70,7 +73,7 @@ func idleKey(i int) queue.QueueKey {
 // with nothing to do: the database's transactions and rows read a second
 // (PostgreSQL), the process's CPU and the GitHub calls a minute.
 func measureIdle(ctx context.Context, n, rounds int, window, reconcile time.Duration, pg, testBranches string, progress func(string, ...any)) (idleRow, error) {
-	row := idleRow{Store: storeLabel(ctx, pg), Queues: n}
+	row := idleRow{Store: storeLabel(ctx, pg), Queues: n, Replicas: 1}
 	s, err := startService(ctx, nil, reconcile, 1, nil, pg, testBranches)
 	if err != nil {
 		return row, err
@@ -102,9 +105,32 @@ func measureIdle(ctx context.Context, n, rounds int, window, reconcile time.Dura
 		}
 		last = c
 	}
-	counted, ok := s.env.App().Store().(interface{ Statements() int64 })
-	if !ok {
-		return row, fmt.Errorf("the %s store does not count its statements", row.Store)
+	apps := []*app.App{s.env.App()}
+	if pg != "" {
+		// On PostgreSQL, two replicas (database.replicas): they divide
+		// the queues, beat and renew their leases.
+		r, err := s.env.StartReplica(ctx)
+		if err != nil {
+			return row, err
+		}
+		defer func() { _ = r.Stop() }()
+		apps = append(apps, r.App())
+		row.Replicas = 2
+	}
+	var counted []interface{ Statements() int64 }
+	for _, a := range apps {
+		c, ok := a.Store().(interface{ Statements() int64 })
+		if !ok {
+			return row, fmt.Errorf("the %s store does not count its statements", row.Store)
+		}
+		counted = append(counted, c)
+	}
+	statements := func() int64 {
+		var n int64
+		for _, c := range counted {
+			n += c.Statements()
+		}
+		return n
 	}
 	var db *sql.DB
 	if pg != "" {
@@ -120,14 +146,14 @@ func measureIdle(ctx context.Context, n, rounds int, window, reconcile time.Dura
 			return row, err
 		}
 		before := f.CallCounts()
-		c0, cpu0, st0, t0 := totalCalls(before), cpuTime(), counted.Statements(), time.Now()
+		c0, cpu0, st0, t0 := totalCalls(before), cpuTime(), statements(), time.Now()
 		select {
 		case <-ctx.Done():
 			return row, ctx.Err()
 		case <-time.After(window): // the idle window measured
 		}
 		after := f.CallCounts()
-		c1, cpu1, st1, el := totalCalls(after), cpuTime(), counted.Statements(), time.Since(t0)
+		c1, cpu1, st1, el := totalCalls(after), cpuTime(), statements(), time.Since(t0)
 		for _, k := range slices.Sorted(maps.Keys(after)) {
 			if d := after[k] - before[k]; d > 0 {
 				progress("  %6d %s", d, k)
@@ -211,7 +237,7 @@ func measureIdleRows(ctx context.Context, o options, progress func(string, ...an
 func reportIdle(w io.Writer, o options, rows []idleRow) {
 	fmt.Fprintf(w, "Idle cost: a service with N idle queues (created through the queue service, as createQueue creates them, "+
 		"each on a target branch of its own of the load repository), measured over %d consecutive window%s of %s after the wake-ups settled "+
-		"(reconcile interval %s); medians, smallest and largest window in brackets. Database statements are those the service sent "+
+		"(reconcile interval %s; on PostgreSQL two replicas share the database, database.replicas on); medians, smallest and largest window in brackets. Database statements are those the servers sent "+
 		"(counted by the store's driver: every query and write, every transaction's begin and end); database transactions and rows read are "+
 		"PostgreSQL's (pg_stat_database of the run's database: every statement outside a transaction is one transaction, "+
 		"this command's readings included); SQLite has no such count.\n\n",
@@ -223,7 +249,11 @@ func reportIdle(w io.Writer, o options, rows []idleRow) {
 		if len(r.Xacts) > 0 {
 			xacts, tuples = spreadOf(r.Xacts, "%.1f", 1), spreadOf(r.Rows, "%s", 0)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Store, thousands(int64(r.Queues)), spreadOf(r.Statements, "%.1f", 1), xacts, tuples, spreadOf(r.CPU, "%.1f %%", 1), spreadOf(r.Calls, "%.1f", 1))
+		store := r.Store
+		if r.Replicas > 1 {
+			store = fmt.Sprintf("%s, %d replicas", store, r.Replicas)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", store, thousands(int64(r.Queues)), spreadOf(r.Statements, "%.1f", 1), xacts, tuples, spreadOf(r.CPU, "%.1f %%", 1), spreadOf(r.Calls, "%.1f", 1))
 	}
 	fmt.Fprintln(w)
 }

@@ -32,7 +32,7 @@ func TestIdleQueuesFigure(t *testing.T) {
 		t.Errorf("output lacks the figure's description:\n%s", got)
 	}
 	sqlite := regexp.MustCompile(`(?m)^\| SQLite[^|]* \| ([13]) \| [0-9.]+ \| — \| — \| [0-9.]+ % \| [0-9.]+ \|$`)
-	postgres := regexp.MustCompile(`(?m)^\| PostgreSQL[^|]* \| ([13]) \| [0-9.]+ \| ([0-9.]+) \| [0-9,]+ \| [0-9.]+ % \| [0-9.]+ \|$`)
+	postgres := regexp.MustCompile(`(?m)^\| PostgreSQL[^|]*, 2 replicas \| ([13]) \| [0-9.]+ \| ([0-9.]+) \| [0-9,]+ \| [0-9.]+ % \| [0-9.]+ \|$`)
 	if n := len(sqlite.FindAllString(got, -1)); n != 2 {
 		t.Errorf("%d SQLite rows, want 2 (1 and 3 queues):\n%s", n, got)
 	}

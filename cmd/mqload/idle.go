@@ -87,24 +87,6 @@ func measureIdle(ctx context.Context, n, rounds int, window, reconcile time.Dura
 	}
 	progress("%d idle queues created on %s; settling", n, row.Store)
 	f := s.env.Fake
-	// Settled: no GitHub call for a quiet interval (the wake-ups of the
-	// new queues done), or two reconcile intervals passed (a queue that
-	// syncs at every interval never goes quiet).
-	quiet := min(2*time.Second, reconcile)
-	settle := time.Now().Add(2 * reconcile)
-	last := totalCalls(f.CallCounts())
-	for time.Now().Before(settle) {
-		select {
-		case <-ctx.Done():
-			return row, ctx.Err()
-		case <-time.After(quiet): // a quiet interval
-		}
-		c := totalCalls(f.CallCounts())
-		if c == last {
-			break
-		}
-		last = c
-	}
 	apps := []*app.App{s.env.App()}
 	if pg != "" {
 		// On PostgreSQL, two replicas (database.replicas): they divide
@@ -131,6 +113,26 @@ func measureIdle(ctx context.Context, n, rounds int, window, reconcile time.Dura
 			n += c.Statements()
 		}
 		return n
+	}
+	// Settled: no GitHub call and hardly a statement (a heartbeat, a
+	// reconciler pass) for a quiet interval: the wake-ups of the new
+	// queues and the replica's first stall-watch pass (which reads every
+	// queue once) are done; or two reconcile intervals and a minute
+	// passed (a queue that syncs at every interval never goes quiet).
+	quiet := min(2*time.Second, reconcile)
+	settle := time.Now().Add(2*reconcile + time.Minute)
+	last, lastStatements := totalCalls(f.CallCounts()), statements()
+	for time.Now().Before(settle) {
+		select {
+		case <-ctx.Done():
+			return row, ctx.Err()
+		case <-time.After(quiet): // a quiet interval
+		}
+		c, st := totalCalls(f.CallCounts()), statements()
+		if c == last && st-lastStatements <= quietStatements {
+			break
+		}
+		last, lastStatements = c, st
 	}
 	var db *sql.DB
 	if pg != "" {
@@ -173,6 +175,10 @@ func measureIdle(ctx context.Context, n, rounds int, window, reconcile time.Dura
 	}
 	return row, nil
 }
+
+// quietStatements is the most statements a settled service sends in a
+// quiet interval (heartbeats, role and lease renewals, a reconciler pass).
+const quietStatements = 20
 
 // totalCalls sums the fake GitHub's call counts.
 func totalCalls(counts map[string]int) int {

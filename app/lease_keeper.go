@@ -136,19 +136,17 @@ func (k *leaseKeeper) leave(ctx context.Context) {
 }
 
 // renew renews every held lease in one statement, marking lost those it
-// does not return and those that could no longer be renewed in time.
+// does not return, and, when the statement fails, those that may pass on
+// by now. A lease past its time that the database still renews with its
+// token (nobody took it: no other replica decided meanwhile) is kept: its
+// GitHub writes were held back while it was past (leaseWriteGuard) and
+// resume.
 func (k *leaseKeeper) renew(ctx context.Context) error {
 	asked := k.now()
 	k.mu.Lock()
 	batch := make(map[int64]*heldLease, len(k.held))
 	var leases []record.Lease
-	for h, lost := range k.held {
-		if !asked.Before(h.HeldUntil()) {
-			h.lose()
-			lost()
-			delete(k.held, h)
-			continue
-		}
+	for h := range k.held {
 		l := h.lease()
 		batch[l.QueueID] = h
 		leases = append(leases, l)
@@ -159,6 +157,16 @@ func (k *leaseKeeper) renew(ctx context.Context) error {
 	}
 	renewed, err := k.leases.RenewLeases(ctx, k.holder, leases, asked, k.ttl)
 	if err != nil {
+		// Not renewed: those that may pass on by now are lost.
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		for h, lost := range k.held {
+			if !k.now().Before(h.HeldUntil()) {
+				h.lose()
+				lost()
+				delete(k.held, h)
+			}
+		}
 		return err
 	}
 	kept := make(map[int64]record.Lease, len(renewed))

@@ -33,6 +33,8 @@ type Trace struct {
 	// Waiting counts the entries still active at the end by state and the
 	// head of their detail (70 characters, PR numbers as #N).
 	Waiting map[string]int
+	// Phases is where the time of merged PRs and culprits went.
+	Phases TracePhases
 }
 
 // TracedPR is the life of one PR in the queue: End is zero while it was
@@ -57,7 +59,7 @@ func (r *oursRun) trace() (*Trace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to read the event log: %w", err)
 	}
-	t := &Trace{Restarts: map[string]int{}, Waiting: map[string]int{}}
+	t := &Trace{Restarts: map[string]int{}, Waiting: map[string]int{}, Phases: tracePhases(evs)}
 	type life struct {
 		arrival, end   time.Duration
 		runs, restarts int
@@ -140,6 +142,7 @@ func (t *Trace) Text() string {
 		}
 		fmt.Fprintf(&b, "ALL PR #%d (broken %v): arrived at %.0f min, %s, %d runs, %d restarts\n", p.Number, p.Bad, p.Arrival.Minutes(), end, p.Runs, p.Restart)
 	}
+	b.WriteString(t.Phases.Text())
 	b.WriteString("minute | PRs queued | runs started | restarts | merged\n")
 	for _, x := range t.Buckets {
 		fmt.Fprintf(&b, "%6.0f | %10d | %12d | %8d | %6d\n", x.At.Minutes(), x.Depth, x.Starts, x.Restarts, x.Merged)

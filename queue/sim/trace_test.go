@@ -32,8 +32,8 @@ func TestTraceOfOurs(t *testing.T) {
 			t.Errorf("bucket %d at %v", i, b.At)
 		}
 	}
-	if merged != res.Merged {
-		t.Errorf("buckets merged %d, result %d", merged, res.Merged)
+	if merged != res.Merged || tr.Phases.Merged != res.Merged {
+		t.Errorf("buckets merged %d, phases %d, result %d", merged, tr.Phases.Merged, res.Merged)
 	}
 	byReason := 0
 	for _, n := range tr.Restarts {

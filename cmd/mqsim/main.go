@@ -56,6 +56,7 @@ type options struct {
 	noAuto    bool // leave ours(auto) out
 	// fastForward lands ours' passed units by fast-forward.
 	fastForward bool
+	floor       bool // print the preset's in-order floors (floor.go)
 }
 
 // run parses args, runs the simulations and returns the exit code.
@@ -81,7 +82,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := execute(o, stdout, stderr); err != nil {
+	exec := execute
+	if o.floor {
+		exec = func(o options, stdout, _ io.Writer) error { return executeFloor(o, stdout) }
+	}
+	if err := exec(o, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "mqsim:", err)
 		return 1
 	}
@@ -121,6 +126,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.ours.BisectionParts, "ours-bisection-parts", 0, "our bisectionParts: parts a failed batch is split into (0 = halves)")
 	fs.BoolVar(&o.gitBuilds, "git-builds", false, "every policy of ours: charge test branches as built with git (github.test_branches: git: a clone and one push, no API request) instead of the merges API")
 	fs.BoolVar(&o.fastForward, "fast-forward", false, "every policy of ours: land each passed unit by one fast-forward of the target branch (fastForwardLanding, mergeMethod merge_commit) instead of one PR merge per PR")
+	fs.BoolVar(&o.floor, "floor", false, "print the preset's in-order floors instead of simulating: how close to the Oracle a queue that merges in dependency order can come, per seed (-seed, -seeds, -prs)")
 	fs.IntVar(&o.ours.CheckRetries, "ours-retries", 0, "our checkRetries: a run that failed on its check is tried again on a new test commit")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -147,6 +153,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.svg != "" && o.seeds < 2 {
 		return o, fmt.Errorf("-svg needs several seeds (-seeds 2 or more)")
+	}
+	if o.floor && (o.all || o.validate || o.trace) {
+		return o, fmt.Errorf("-floor goes with -preset, -seed, -seeds and -prs only")
 	}
 	if o.trace && (o.seeds > 1 || o.all) {
 		return o, fmt.Errorf("-trace needs one seed (no -seeds, no -all)")

@@ -22,8 +22,11 @@ func executeFloor(o options, stdout io.Writer) error {
 	if w.PRs == 0 {
 		w.PRs = p.MultiSeedPRsOf()
 	}
-	last := o.seed + uint64(o.seeds) - 1
-	fmt.Fprintf(stdout, "## In-order floors of %s: %d PRs per seed, seeds %d–%d\n\n", p.Name, w.PRs, o.seed, last)
+	seeds := sim.Seeds(o.seed, o.seeds)
+	if len(seeds) == 0 {
+		return fmt.Errorf("-seeds must be positive, got %d", o.seeds)
+	}
+	fmt.Fprintf(stdout, "## In-order floors of %s: %d PRs per seed, seeds %d–%d\n\n", p.Name, w.PRs, seeds[0], seeds[len(seeds)-1])
 	fmt.Fprintln(stdout, "Time-to-merge over the Oracle's (same CI durations) of a queue that merges each PR only after the PRs ahead that overlap it, runs without limit and takes one CI run per good PR.")
 	fmt.Fprintln(stdout)
 	fmt.Fprintln(stdout, "| queue | median p50 ×O | median p95 ×O | seeds within 1.1× p50 and 1.3× p95 | p50 ×O per seed |")
@@ -32,7 +35,7 @@ func executeFloor(o options, stdout io.Writer) error {
 		var p50s, p95s []float64
 		within := 0
 		per := ""
-		for s := o.seed; s <= last; s++ {
+		for _, s := range seeds {
 			a, b := sim.FloorRatios(w, s, mode)
 			p50s, p95s = append(p50s, a), append(p95s, b)
 			if a <= 1.1 && b <= 1.3 {

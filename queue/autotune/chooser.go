@@ -121,8 +121,9 @@ type BoundedEvaluator interface {
 // matter.
 const GiveUpFactor = 1.25
 
-// ChoiceMargin: of the candidates whose estimated p95 is within this share
-// of the lowest, Choose keeps the one with the fewest runs per merge.
+// ChoiceMargin is how far above the lowest estimated p95 a candidate may
+// be and still be chosen: of those within it, Choose keeps the one with
+// the fewest runs per merge.
 const ChoiceMargin = 0.05
 
 // estimate asks ev for t's estimate, bounded by limit when ev can give up

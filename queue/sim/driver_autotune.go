@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding/binary"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
@@ -92,7 +93,7 @@ type hashEvaluator struct{ seed uint64 }
 func (h hashEvaluator) Evaluate(obs autotune.Observation, t autotune.Tuning) (autotune.Estimate, error) {
 	f := fnv.New64a()
 	for _, x := range []float64{obs.ArrivalsPerHour, obs.CIMedian.Minutes(), obs.CISigma, obs.FailRate, obs.FlakeRate} {
-		_, _ = f.Write([]byte{byte(math.Float64bits(x)), byte(math.Float64bits(x) >> 32), byte(math.Float64bits(x) >> 52)})
+		_, _ = f.Write(binary.LittleEndian.AppendUint64(nil, math.Float64bits(x)))
 	}
 	_, _ = f.Write([]byte(t.String()))
 	r := rand.New(rand.NewPCG(h.seed, f.Sum64()))

@@ -52,4 +52,11 @@ type SurfaceStore interface {
 	// ForgetRef removes a branch's record (once it is gone from GitHub);
 	// forgetting an unknown one is not an error.
 	ForgetRef(ctx context.Context, repo Repo, name string) error
+	// ListQueuesWithRunRefs returns, ordered by ID, the queues with a
+	// recorded branch made for a run (Ref.RunID set): those whose
+	// branches the clean-up may still have to delete. A lane (recorded
+	// without a run) does not count: it lives as long as its queue. The
+	// store's work is that of the recorded run branches, not of every
+	// queue.
+	ListQueuesWithRunRefs(ctx context.Context) ([]*Queue, error)
 }

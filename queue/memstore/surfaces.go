@@ -3,6 +3,8 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -231,4 +233,27 @@ func (o *ops) ForgetRef(ctx context.Context, repo queue.Repo, name string) error
 	delete(d.refs, k)
 	o.tx.add(func() { d.refs[k] = old })
 	return nil
+}
+
+// ListQueuesWithRunRefs returns the queues with a recorded branch made for
+// a run, ordered by ID.
+func (o *ops) ListQueuesWithRunRefs(ctx context.Context) ([]*queue.Queue, error) {
+	unlock, err := o.begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list the queues with recorded run branches: %w", err)
+	}
+	defer unlock()
+	ids := map[int64]bool{}
+	for _, r := range o.d.refs {
+		if r.RunID != "" {
+			ids[r.QueueID] = true
+		}
+	}
+	var out []*queue.Queue
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
+		if q, ok := o.d.queues[id]; ok {
+			out = append(out, copyQueue(q))
+		}
+	}
+	return out, nil
 }

@@ -207,3 +207,20 @@ func (o *ops) ForgetRef(ctx context.Context, repo queue.Repo, name string) error
 	}
 	return nil
 }
+
+// queueWithRunRefs reads the queues with a recorded run branch.
+var queueWithRunRefs = queueSelect + " WHERE id IN (SELECT queue_id FROM refs WHERE run_id <> '') ORDER BY id"
+
+// ListQueuesWithRunRefs returns the queues with a recorded branch made for
+// a run, ordered by ID.
+func (o *ops) ListQueuesWithRunRefs(ctx context.Context) ([]*queue.Queue, error) {
+	rows, err := o.rd.QueryContext(ctx, queueWithRunRefs)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list the queues with recorded run branches: %w", err)
+	}
+	out, err := collect(rows, scanQueue)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list the queues with recorded run branches: %w", err)
+	}
+	return out, nil
+}

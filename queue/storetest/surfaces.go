@@ -210,6 +210,45 @@ var surfaceTests = []testCase{
 		must(t, err)
 		assertEqual(t, got, []queue.Ref{c})
 	}},
+	{"ref/queues with run branches: a run's recorded branch counts, a lane does not", func(t *testing.T, s queue.Store) {
+		ids := func() []int64 {
+			t.Helper()
+			got, err := s.ListQueuesWithRunRefs(ctx)
+			must(t, err)
+			var out []int64
+			for _, q := range got {
+				out = append(out, q.ID)
+			}
+			return out
+		}
+		if got := ids(); len(got) != 0 {
+			t.Fatalf("ListQueuesWithRunRefs on an empty store = %v", got)
+		}
+		mustQueue(t, s, "none")
+		lane := mustQueue(t, s, "lane")
+		runs := mustQueue(t, s, "runs")
+		other := mustQueueIn(t, s, otherRepo, "main")
+		must(t, s.RecordRef(ctx, queue.Ref{Repo: testRepo, Name: "mq-temp/lane-2", QueueID: lane.ID, CreatedAt: t0}))
+		must(t, s.RecordRef(ctx, queue.Ref{Repo: testRepo, Name: "mq-merge/pr-1/r1", QueueID: runs.ID, RunID: "r1", CreatedAt: t0}))
+		must(t, s.RecordRef(ctx, queue.Ref{Repo: testRepo, Name: "mq-merge/pr-2/r2", QueueID: runs.ID, RunID: "r2", CreatedAt: t0}))
+		must(t, s.RecordRef(ctx, queue.Ref{Repo: otherRepo, Name: "mq-merge/pr-3/r3", QueueID: other.ID, RunID: "r3", CreatedAt: t0}))
+		assertEqual(t, ids(), []int64{runs.ID, other.ID})
+		full, err := s.ListQueuesWithRunRefs(ctx)
+		must(t, err)
+		want, err := s.GetQueueByID(ctx, runs.ID)
+		must(t, err)
+		assertEqual(t, full[0], want)
+		// Its branches forgotten (deleted on GitHub), a queue leaves the
+		// list; a deleted queue takes its records with it.
+		must(t, s.ForgetRef(ctx, testRepo, "mq-merge/pr-1/r1"))
+		assertEqual(t, ids(), []int64{runs.ID, other.ID})
+		must(t, s.ForgetRef(ctx, testRepo, "mq-merge/pr-2/r2"))
+		assertEqual(t, ids(), []int64{other.ID})
+		must(t, s.DeleteQueue(ctx, other.ID))
+		if got := ids(); len(got) != 0 {
+			t.Fatalf("ListQueuesWithRunRefs after the last run branch went = %v", got)
+		}
+	}},
 }
 
 func surfaceIDs(ss []queue.Surface) []string {

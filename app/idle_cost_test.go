@@ -16,8 +16,9 @@ import (
 
 // idleCost runs an app on SQLite with n queues that have nothing to do
 // (reconcile interval 50 ms) and returns the statements it sent to its
-// database during ten reconciler passes, once the queues' first syncs
-// settled (no worker left running) and ten passes of warm-up went by.
+// database during ten reconciler passes (the least of three such
+// windows), once the queues' first syncs settled (no worker left running)
+// and ten passes of warm-up went by.
 func idleCost(t *testing.T, n int) int64 {
 	t.Helper()
 	dir := t.TempDir()
@@ -74,12 +75,21 @@ func idleCost(t *testing.T, n int) int64 {
 		return m.GetCounter().GetValue()
 	}
 	// The first pass of the stall watch reads every queue once (for an
-	// alert an earlier process left raised): ten passes of warm-up.
+	// alert an earlier process left raised), and on a loaded machine it
+	// may still run after ten passes of warm-up: the cost is the least of
+	// three windows of ten passes. A cost per idle queue and interval is
+	// in every window; a one-time pass is in one at most.
 	warm := passes()
 	waitUntil(t, func() bool { return passes() >= warm+10 })
-	p0, s0 := passes(), counted.Statements()
-	waitUntil(t, func() bool { return passes() >= p0+10 })
-	return counted.Statements() - s0
+	least := int64(-1)
+	for range 3 {
+		p0, s0 := passes(), counted.Statements()
+		waitUntil(t, func() bool { return passes() >= p0+10 })
+		if c := counted.Statements() - s0; least < 0 || c < least {
+			least = c
+		}
+	}
+	return least
 }
 
 // An idle queue costs the database nothing per interval: with 200 idle

@@ -72,6 +72,10 @@ func NewTuner(obs *Observer, ev Evaluator, b Bounds, current Tuning) *Tuner {
 // Current is the tuning in force.
 func (t *Tuner) Current() Tuning { return t.current }
 
+// Pending reports whether a change is in force only in part (InFlight):
+// the next Retune calls complete it as the runs in progress end.
+func (t *Tuner) Pending() bool { return t.target != (Tuning{}) && t.target != t.current }
+
 // Retune looks at the window ending at now. With enough evidence (MinRuns,
 // MinConcluded; FirstRuns and FirstArrivals for the first choice) and the
 // traffic moved since the last choice (Moved), it chooses again; it

@@ -248,6 +248,10 @@ func (s *Service) retune(ctx context.Context, queueID int64, qt *queueTuner) {
 		qt.tuner = autotune.NewTuner(qt.obs, b.opts.Evaluator, bounds, autotune.FromSettings(effective))
 		qt.bounds = bounds
 	}
+	// A change moving room into the chain (or out of it) is applied as far
+	// as the runs in progress leave room within the bound, the rest at the
+	// next retunes.
+	qt.tuner.InFlight = func() (int, int) { return runsInFlight(ctx, s.store, queueID) }
 	type result struct {
 		ch   autotune.Change
 		ok   bool
@@ -303,9 +307,12 @@ func (s *Service) retune(ctx context.Context, queueID int64, qt *queueTuner) {
 			return
 		}
 	}
-	// Until the first choice's evidence is in, look again soon.
+	// Until the first choice's evidence is in, or while a change waits for
+	// the runs in progress to end, look again soon.
 	o := qt.obs.Observe(now)
-	if r.ok || (o.Runs >= autotune.FirstRuns && o.Arrivals >= autotune.FirstArrivals) {
+	if tuner.Pending() {
+		finish(b.opts.First)
+	} else if r.ok || (o.Runs >= autotune.FirstRuns && o.Arrivals >= autotune.FirstArrivals) {
 		finish(b.opts.Every)
 	}
 }

@@ -21,7 +21,12 @@ import (
 // any lock of the queue, at most one choice at a time in the process, and
 // within a time budget. A change is stored as the queue's tuning in force
 // (Tunings), apart from the configured settings, with an event giving its
-// reason; the engine runs on the effective settings (engineView).
+// reason; the engine runs on the effective settings (engineView). The
+// chooser stops at the budget with the best candidate estimated so far
+// (the change then says it was partial), so it never keeps computing and
+// holding the process's one choice at a time past it; a choice still
+// running at twice the budget (an evaluator whose one estimate outlasts
+// the budget) is abandoned as a safety net.
 
 // Tunings is the store's port for autoTune's tuning in force (implemented
 // by queue/sqlstore and queue/memstore, inside transactions too).
@@ -47,13 +52,21 @@ type TuneOptions struct {
 	Every, First time.Duration
 	// Window is the sliding window of the observation (default 4 hours).
 	Window time.Duration
-	// Budget bounds one choice (default 2 minutes): a choice that takes
-	// longer is abandoned, the tuning in force kept, and an event says so.
+	// Budget bounds one choice (default 2 minutes): the chooser stops
+	// estimating candidates once it is spent and keeps the best so far
+	// (autotune.Choice.Partial, said in the change's reason). A choice
+	// still running at twice the budget (one estimate outlasting it) is
+	// abandoned, the tuning in force kept, and an event says so.
 	Budget time.Duration
-	// After waits for the budget (default time.After; tests inject one).
+	// After waits for the safety net of twice the budget (default
+	// time.After; tests inject one).
 	After func(time.Duration) <-chan time.Time
-	// OnChoice, when set, is told how long each choice took (the budget
-	// when abandoned) and whether it was abandoned.
+	// Clock is the wall clock a choice is measured and bounded on (default
+	// time.Now; tests inject one). The queue's own clock (Options.Now) may
+	// stand still or jump; the time a choice takes is real.
+	Clock func() time.Time
+	// OnChoice, when set, is told how long each choice took (the safety
+	// net when abandoned) and whether it was abandoned.
 	OnChoice func(key queue.QueueKey, took time.Duration, abandoned bool)
 }
 
@@ -96,6 +109,9 @@ func newTuneBook(o TuneOptions) *tuneBook {
 	}
 	if o.After == nil {
 		o.After = time.After
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
 	}
 	return &tuneBook{opts: o, sem: make(chan struct{}, 1), queues: map[int64]*queueTuner{}}
 }
@@ -259,25 +275,28 @@ func (s *Service) retune(ctx context.Context, queueID int64, qt *queueTuner) {
 		took time.Duration
 	}
 	done := make(chan result, 1)
-	tuner, started, now := qt.tuner, time.Now(), s.now()
+	clock := b.opts.Clock
+	tuner, started, now := qt.tuner, clock(), s.now()
 	// The chooser reads the clock when it runs: a retune without enough
 	// evidence, or on traffic that did not move, is no choice to measure.
 	var chose atomic.Bool
-	tuner.Now = func() time.Time { chose.Store(true); return time.Now() }
+	tuner.Now = func() time.Time { chose.Store(true); return clock() }
+	tuner.Budget = b.opts.Budget
 	go func() {
 		ch, ok, err := tuner.Retune(now)
-		done <- result{ch, ok, err, time.Since(started)}
+		done <- result{ch, ok, err, clock().Sub(started)}
 	}()
 	var r result
+	safety := 2 * b.opts.Budget
 	select {
 	case r = <-done:
-	case <-b.opts.After(b.opts.Budget):
+	case <-b.opts.After(safety):
 		// Abandoned: the tuning in force stays; the tuner, whose state
 		// the abandoned choice still changes, is made again next time.
 		qt.tuner = nil
-		s.observeChoice(ctx, q.Key, b.opts.Budget, true)
+		s.observeChoice(ctx, q.Key, safety, true)
 		ev := queue.QueueTuningEvent(q.ID, queue.ReasonQueueAutoTuneAbandoned, fmt.Sprintf(
-			"autoTune's choice took longer than its budget of %s and was abandoned; the tuning in force is kept (%s)",
+			"autoTune's choice was still running at twice its budget of %s (one estimate outlasted the budget) and was abandoned; the tuning in force is kept (%s)",
 			b.opts.Budget, autotune.FromSettings(effective)), s.now())
 		if err := s.store.AddEvent(ctx, &ev); err != nil {
 			log.Warn().Err(err).Msg("autoTune: failed to record the abandoned choice")
@@ -356,7 +375,12 @@ func (s *Service) applyTuning(ctx context.Context, queueID int64, bounds autotun
 	from := queue.TunedValuesOf(queue.EffectiveSettings(q.Settings, cur))
 	t := queue.QueueTuning{QueueID: q.ID, Values: queue.TunedValuesOf(ch.To.Apply(q.Settings)), From: from,
 		Reason: ch.Reason, At: s.now()}
-	ev := queue.QueueTuningEvent(q.ID, queue.ReasonQueueAutoTuned, fmt.Sprintf("%s (now %s)", ch.Reason, ch.To), t.At)
+	detail := fmt.Sprintf("%s (now %s)", ch.Reason, ch.To)
+	if ch.Choice.Partial {
+		detail += fmt.Sprintf("; partial choice: the budget of %s ran out after %d candidates, the best of them was kept",
+			s.tune.opts.Budget, ch.Choice.Candidates)
+	}
+	ev := queue.QueueTuningEvent(q.ID, queue.ReasonQueueAutoTuned, detail, t.At)
 	err = s.store.WithTx(ctx, func(tx queue.Store) error {
 		tu := tunings(tx)
 		if tu == nil {
@@ -371,7 +395,7 @@ func (s *Service) applyTuning(ctx context.Context, queueID int64, bounds autotun
 		return fmt.Errorf("failed to store the tuning of %s: %w", q.Key, err)
 	}
 	zerolog.Ctx(ctx).Info().Str("queue", q.Key.String()).Str("reason", ch.Reason).Str("tuning", ch.To.String()).
-		Dur("took", ch.Choice.Took).Msg("autoTune changed the queue's settings")
+		Dur("took", ch.Choice.Took).Bool("partial", ch.Choice.Partial).Msg("autoTune changed the queue's settings")
 	s.opts.Wake(q.ID)
 	return nil
 }

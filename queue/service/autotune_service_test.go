@@ -251,7 +251,8 @@ func TestAutoTuneSwitchesSettingsFromTraffic(t *testing.T) {
 // The tuner never runs under the queue's lock: while a choice blocks in
 // the evaluator, submissions and syncs of the queue go on; a choice that
 // outlasts its budget is abandoned with an event, the tuning in force is
-// kept, and no other choice starts in the process until it really ends.
+// kept, and no other choice starts in the process until it really ends
+// (the evaluator here ignores the chooser's budget: the safety net).
 func TestAutoTuneChoiceRunsOutsideTheQueueLock(t *testing.T) {
 	ev := &blockingEvaluator{inner: &runsEvaluator{}, entered: make(chan struct{}), release: make(chan struct{})}
 	f := newTuneFixture(t, ev)
@@ -282,7 +283,7 @@ func TestAutoTuneChoiceRunsOutsideTheQueueLock(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("a submission and a sync waited for the tuner's choice")
 	}
-	// The budget runs out: the choice is abandoned, the tuning in force kept.
+	// The safety net runs out: the choice is abandoned, the tuning in force kept.
 	f.budget <- f.clock()
 	deadline := time.Now().Add(30 * time.Second)
 	for len(f.events(queue.ReasonQueueAutoTuneAbandoned)) == 0 {

@@ -301,7 +301,7 @@ var All = []Setting{
 			"batching, bisection, pendingFailureDepth, optimistic merging, isolation runs) from its own traffic, " +
 			"within AutoTuneMaxRuns and AutoTuneMaxRunsPerHundredMerges; the configured values apply again once " +
 			"it is turned off.",
-		Rule: "our extension, only with `autoTuneMaxRuns` set (refused otherwise): the queue measures its arrivals, CI " +
+		Rule: "our extension, single mode only and only with `autoTuneMaxRuns` set (refused otherwise): the queue measures its arrivals, CI " +
 			"durations, failure and flake rates and, at intervals, chooses the tuned settings within the bounds; " +
 			"see **`autoTune`** below",
 		Example:  true,

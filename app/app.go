@@ -257,12 +257,21 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 // inboxDrain bounds Close's last pass over the inbox.
 const inboxDrain = 10 * time.Second
 
+// tuneDrain bounds Close's wait for an autoTune choice in progress: it
+// stops after the estimate it is making and applies nothing.
+const tuneDrain = 10 * time.Second
+
 // Close waits for the workers (after the Start context ended), processes
 // the webhooks stored since the inbox stopped (acknowledged while Serve
 // shut down: with replicas, no other process may be left to take them),
-// and closes the store.
+// and closes the store. An autoTune choice in progress is stopped and
+// waited for (tuneDrain) before the store closes.
 func (a *App) Close() error {
+	a.svc.StopTuning()
 	a.workers.Wait()
+	if !a.svc.WaitTuningFor(tuneDrain) {
+		a.log.Warn().Dur("waited", tuneDrain).Msg("an autoTune choice was still running at shutdown; its writes, if any, fail with the store closed")
+	}
 	a.notifier.Wait()
 	a.bg.Wait()
 	if a.inboxDone != nil {

@@ -78,3 +78,61 @@ func TestAutoTuneChoiceStopsAtItsBudget(t *testing.T) {
 		t.Errorf("choices measured %v (%d abandoned), want one of 3m0s (two candidates and the tuning in force)", took, abandoned)
 	}
 }
+
+// gateEvaluator is runsEvaluator whose first estimate waits for release,
+// saying on entered that a choice started.
+type gateEvaluator struct {
+	runsEvaluator
+	entered chan struct{}
+	once    sync.Once
+	release chan struct{}
+}
+
+func (e *gateEvaluator) Evaluate(o autotune.Observation, t autotune.Tuning) (autotune.Estimate, error) {
+	e.once.Do(func() {
+		close(e.entered)
+		<-e.release
+	})
+	return e.runsEvaluator.Evaluate(o, t)
+}
+
+// At shutdown a choice in progress stops after the estimate it is making
+// and applies nothing, and the process waits for it (bounded) before its
+// store closes; no choice starts after.
+func TestAutoTuneStopsChoosingAtShutdown(t *testing.T) {
+	ev := &gateEvaluator{entered: make(chan struct{}), release: make(chan struct{})}
+	f := newTuneFixture(t, ev)
+	f.submit(8)
+	for i := 0; i < 2; i++ {
+		f.sync()
+		f.svc.WaitTuning()
+		f.advance(2 * time.Minute)
+		f.passOldest()
+	}
+	f.sync()
+	select {
+	case <-ev.entered:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no choice started")
+	}
+	f.svc.StopTuning()
+	if f.svc.WaitTuningFor(time.Millisecond) {
+		t.Fatal("WaitTuningFor reported the blocked choice ended")
+	}
+	close(ev.release)
+	if !f.svc.WaitTuningFor(30 * time.Second) {
+		t.Fatal("the choice did not stop at shutdown")
+	}
+	if n := ev.calls.Load(); n != 1 {
+		t.Errorf("the choice made %d estimates after the shutdown began; want it to stop after the one in progress", n)
+	}
+	f.advance(time.Hour)
+	f.sync()
+	f.svc.WaitTuning()
+	if evs := f.events(queue.ReasonQueueAutoTuned); len(evs) != 0 {
+		t.Errorf("a choice was applied at or after shutdown: %v", evs)
+	}
+	if n := ev.calls.Load(); n != 1 {
+		t.Errorf("%d estimates: a choice started after the shutdown", n)
+	}
+}

@@ -95,6 +95,9 @@ type tuneBook struct {
 	unsupported map[int64]bool
 	// wg counts the retunes in progress (Service.WaitTuning).
 	wg sync.WaitGroup
+	// stopping is set at shutdown (StopTuning): no retune starts, and
+	// those in progress stop choosing and apply nothing.
+	stopping atomic.Bool
 }
 
 func newTuneBook(o TuneOptions) *tuneBook {
@@ -194,6 +197,9 @@ func (s *Service) pokeTuner(ctx context.Context, q *queue.Queue) {
 		}
 		return
 	}
+	if b.stopping.Load() {
+		return
+	}
 	if b.opts.Evaluator == nil || tunings(s.store) == nil {
 		zerolog.Ctx(ctx).Warn().Str("queue", q.Key.String()).Msg("autoTune is on, but this process has no evaluator or its store keeps no tunings: the configured settings apply")
 		return
@@ -226,6 +232,60 @@ func (s *Service) pokeTuner(ctx context.Context, q *queue.Queue) {
 // WaitTuning returns once the retunes in progress have ended, abandoned
 // choices included (tests, shutdown).
 func (s *Service) WaitTuning() { s.tune.wg.Wait() }
+
+// StopTuning stops autoTune in this process (shutdown): no retune starts
+// any more, and a choice in progress stops once the estimate it is making
+// ends and applies nothing (the next holder of the queue's lease chooses
+// again). It does not wait: WaitTuningFor does.
+func (s *Service) StopTuning() { s.tune.stopping.Store(true) }
+
+// errStopping is an estimate refused because the process stops.
+var errStopping = errors.New("the process stops")
+
+// stoppable is the evaluator of the service's tuners: it refuses every
+// estimate once the process stops (StopTuning), so that a choice in
+// progress ends after the estimate it is making.
+type stoppable struct {
+	ev       autotune.Evaluator
+	stopping *atomic.Bool
+}
+
+func (e stoppable) Evaluate(o autotune.Observation, t autotune.Tuning) (autotune.Estimate, error) {
+	if e.stopping.Load() {
+		return autotune.Estimate{}, errStopping
+	}
+	return e.ev.Evaluate(o, t)
+}
+
+// EvaluateWithin is the inner evaluator's when it can give up early, and
+// its Evaluate otherwise (a whole estimate is a valid bounded one).
+func (e stoppable) EvaluateWithin(o autotune.Observation, t autotune.Tuning, limit time.Duration) (autotune.Estimate, error) {
+	if e.stopping.Load() {
+		return autotune.Estimate{}, errStopping
+	}
+	if be, ok := e.ev.(autotune.BoundedEvaluator); ok {
+		return be.EvaluateWithin(o, t, limit)
+	}
+	return e.ev.Evaluate(o, t)
+}
+
+// WaitTuningFor waits at most d for the retunes in progress to end and
+// reports whether they did.
+func (s *Service) WaitTuningFor(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		s.tune.wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
 
 // retune feeds qt's observer from the store, lets its tuner choose within
 // the time budget, and applies a change. It holds the process's semaphore
@@ -276,7 +336,7 @@ func (s *Service) retune(ctx context.Context, queueID int64, qt *queueTuner) {
 	// A tuner made again: none yet, new bounds, or a tuning in force it did
 	// not choose (another replica's, while it held the lease).
 	if qt.tuner == nil || qt.bounds != bounds || qt.tuner.Current() != autotune.FromSettings(effective) {
-		qt.tuner = autotune.NewTuner(qt.obs, b.opts.Evaluator, bounds, autotune.FromSettings(effective))
+		qt.tuner = autotune.NewTuner(qt.obs, stoppable{b.opts.Evaluator, &b.stopping}, bounds, autotune.FromSettings(effective))
 		qt.bounds = bounds
 	}
 	// A change moving room into the chain (or out of it) is applied as far
@@ -323,6 +383,11 @@ func (s *Service) retune(ctx context.Context, queueID int64, qt *queueTuner) {
 			<-done // the semaphore stays taken until the choice really ends
 			release(b.opts.Every)
 		}()
+		return
+	}
+	if b.stopping.Load() {
+		qt.tuner = nil
+		log.Info().Msg("autoTune: the process stops; the choice in progress is not applied")
 		return
 	}
 	if chose.Load() {

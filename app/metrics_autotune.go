@@ -20,8 +20,9 @@ type autoTuneMetrics struct {
 func newAutoTuneMetrics() *autoTuneMetrics {
 	return &autoTuneMetrics{choices: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name: "mq_autotune_choice_seconds",
-		Help: "How long autoTune's choices of a queue's settings took, by outcome: chosen (finished within its " +
-			"budget, whether or not it changed anything) or abandoned (over its budget; the tuning in force was kept).",
+		Help: "How long autoTune's choices of a queue's settings took, by outcome: chosen (finished, at its budget " +
+			"at the latest with the best candidate so far, whether or not it changed anything) or abandoned (still " +
+			"running at twice its budget; the tuning in force was kept).",
 		Buckets: autoTuneBuckets,
 	}, []string{"outcome"})}
 }

@@ -25,7 +25,7 @@ type DatabaseConfig struct {
 	// parameter selects the schema.
 	URL string `yaml:"url"`
 	// Replicas lets several servers share the PostgreSQL schema, dividing
-	// the queues by per-queue leases (experimental; docs/operations.md).
+	// the queues by per-queue leases (opt-in; docs/operations.md).
 	// Without it a second server on the schema is refused.
 	Replicas bool `yaml:"replicas"`
 }

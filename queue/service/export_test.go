@@ -1,4 +1,0 @@
-package service
-
-// MaxSweepsPerInterval exposes the sweeps' pace to the tests.
-const MaxSweepsPerInterval = maxSweepsPerInterval

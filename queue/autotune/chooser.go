@@ -126,62 +126,6 @@ const GiveUpFactor = 1.25
 // the fewest runs per merge.
 const ChoiceMargin = 0.05
 
-// FlakePriorMargin is the estimator's noise between speculation with and
-// without flake absorption (depth 0 against depth 1, k against 2k): when
-// the observation may hide flakes (MayFlake) and a candidate that absorbs
-// them (AbsorbsFlakes) is estimated within this share of the lowest p95,
-// Choose keeps such a candidate (the cheapest, RunsNoise). Without absorption a flaky run
-// rejects a good PR, whose resubmission costs runs the estimates do not
-// count (the fitted workload does not resubmit), so the prior decides what
-// the estimates cannot tell apart.
-const FlakePriorMargin = 0.10
-
-// AbsorbsFlakes reports whether t absorbs flaky failures: a failed run
-// waits for a run behind it (PendingFailureDepth ≥ 1) and a later pass
-// merges it (Optimistic).
-func (t Tuning) AbsorbsFlakes() bool { return t.PendingFailureDepth >= 1 && t.Optimistic }
-
-// RunsNoise is the estimator's noise on runs per merge between
-// speculation at k and at 2k: of the candidates the flake prior keeps
-// (FlakePriorMargin), those within this share of the fewest estimated
-// runs per merge count as equally cheap, and the one with the fewest runs
-// at once is kept (speculating deeper spends runs the estimates may not
-// show).
-const RunsNoise = 0.10
-
-// fewestRuns is the index of the eligible candidate (of n) with the fewest
-// runs at once among those within RunsNoise of the fewest estimated runs
-// per merge (the lower estimate on a tie, then the earlier one), or -1.
-func fewestRuns(n int, eligible func(i int) (Tuning, Estimate, bool)) int {
-	low := math.Inf(1)
-	for i := range n {
-		if _, e, ok := eligible(i); ok {
-			low = min(low, e.RunsPerMerge)
-		}
-	}
-	pick := -1
-	var pt Tuning
-	var pe Estimate
-	for i := range n {
-		t, e, ok := eligible(i)
-		if !ok || e.RunsPerMerge > (1+RunsNoise)*low {
-			continue
-		}
-		if pick < 0 || t.Runs() < pt.Runs() || (t.Runs() == pt.Runs() && e.RunsPerMerge < pe.RunsPerMerge) {
-			pick, pt, pe = i, t, e
-		}
-	}
-	return pick
-}
-
-// MayFlake reports whether o may hold flaky runs: flakes were observed,
-// or failures were. Without flake absorption a flaky failure rejects the
-// PRs of its run and counts as their failure (the observer only counts a
-// flake once its tree proved good), so a queue at depth 0 observes its
-// flakes as failures; only a queue that saw no failure at all has shown it
-// has none.
-func (o Observation) MayFlake() bool { return o.FlakeRate > 0 || o.FailRate > 0 }
-
 // estimate asks ev for t's estimate, bounded by limit when ev can give up
 // (limit 0: no bound).
 func estimate(ev Evaluator, obs Observation, t Tuning, limit time.Duration) (Estimate, error) {
@@ -213,10 +157,7 @@ func Choose(ev Evaluator, obs Observation, b Bounds, now func() time.Time) (Choi
 // ChooseWithin estimates the candidates of Grid(b) and keeps the one with
 // the lowest p95 among those that keep up within b.MaxRunsPerMerge; of
 // those within ChoiceMargin of that p95, the one with the fewest runs per
-// merge. When obs may hold flakes (MayFlake), it keeps instead the
-// candidate that absorbs them within FlakePriorMargin of that p95, if
-// there is one: of those within RunsNoise of the fewest runs per merge,
-// the one with the fewest runs at once. When none keeps up within the bound, it keeps the cheapest that
+// merge. When none keeps up within the bound, it keeps the cheapest that
 // keeps up, else the cheapest of all. now measures the time taken (nil =
 // no measure). With a budget (> 0, and now set), it stops estimating once
 // the budget is spent and chooses among the candidates estimated so far
@@ -267,20 +208,9 @@ func ChooseWithin(ev Evaluator, obs Observation, b Bounds, now func() time.Time,
 	}
 	var pick *cand
 	cheaper := func(a, b cand) int { return cmp.Compare(a.e.RunsPerMerge, b.e.RunsPerMerge) }
-	if obs.MayFlake() {
-		i := fewestRuns(len(cands), func(i int) (Tuning, Estimate, bool) {
-			c := cands[i]
-			return c.t, c.e, within(c) && c.t.AbsorbsFlakes() && float64(c.e.P95) <= (1+FlakePriorMargin)*float64(best)
-		})
-		if i >= 0 {
+	for i, c := range cands {
+		if within(c) && float64(c.e.P95) <= (1+ChoiceMargin)*float64(best) && (pick == nil || cheaper(c, *pick) < 0) {
 			pick = &cands[i]
-		}
-	}
-	if pick == nil {
-		for i, c := range cands {
-			if within(c) && float64(c.e.P95) <= (1+ChoiceMargin)*float64(best) && (pick == nil || cheaper(c, *pick) < 0) {
-				pick = &cands[i]
-			}
 		}
 	}
 	if pick == nil {

@@ -135,9 +135,7 @@ func TestTunerKeepsATuningNearlyAsFast(t *testing.T) {
 		}
 		return Estimate{KeptUp: true, P95: p95, RunsPerMerge: 1}
 	}}
-	// It starts absorbing flakes, which the chooser prefers when the
-	// estimates cannot tell (FlakePriorMargin): only the margin decides.
-	start := Tuning{Concurrency: 12, PendingFailureDepth: 1, Optimistic: true}
+	start := Tuning{Concurrency: 12}
 	tu := NewTuner(o, ev, Bounds{MaxRuns: 24}, start)
 	feed(o, newRng(), t0, 2, 20, 0.05, 0.01, 20*time.Minute, 0)
 	if c, ok, _ := tu.Retune(t0.Add(2 * time.Hour)); ok {

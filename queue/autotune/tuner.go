@@ -99,8 +99,7 @@ func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 	if t.chosen && !Moved(t.basis, obs) {
 		return Change{}, false, nil
 	}
-	fitted := obs.Cautious().Fitted()
-	ch, err := ChooseWithin(t.Evaluator, fitted, t.Bounds, t.Now, t.Budget)
+	ch, err := ChooseWithin(t.Evaluator, obs.Fitted(), t.Bounds, t.Now, t.Budget)
 	if err != nil {
 		return Change{}, false, err
 	}
@@ -110,7 +109,7 @@ func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 		t.target = t.current
 		return Change{}, false, nil
 	}
-	keep, err := t.keepCurrent(fitted, ch)
+	keep, err := t.keepCurrent(obs.Fitted(), ch)
 	if err != nil || keep {
 		return Change{}, false, err
 	}
@@ -129,15 +128,9 @@ func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 }
 
 // keepCurrent reports whether the tuning in force is within SwitchMargin
-// of the choice's estimated p95, keeps up and respects the bounds. With
-// flakes possible (Observation.MayFlake), a tuning in force that does not absorb them is never
-// kept over a choice that does (ChooseWithin's prior: the choice is within
-// FlakePriorMargin of every estimate, the tuning in force's included).
+// of the choice's estimated p95, keeps up and respects the bounds.
 func (t *Tuner) keepCurrent(fitted Observation, ch Choice) (bool, error) {
 	if t.current.Runs() > t.Bounds.MaxRuns || t.current.Validate() != nil {
-		return false, nil
-	}
-	if fitted.MayFlake() && ch.Tuning.AbsorbsFlakes() && !t.current.AbsorbsFlakes() {
 		return false, nil
 	}
 	// Only whether it is within SwitchMargin matters: a bounded
@@ -196,21 +189,6 @@ func movement(basis, now Observation, chosen bool) string {
 			now.ArrivalsPerHour, now.CIMedian.Minutes(), 100*now.FailRate, 100*now.FlakeRate)
 	}
 	return strings.Join(changes(basis, now), ", ")
-}
-
-// Cautious is the observation with its failure rate estimated as
-// (failed + 1) / (concluded + 2) rather than failed / concluded: a few
-// conclusions without a failure do not show a queue without failures, and
-// a choice made on a failure rate of 0 (batches of 8, no flake absorption)
-// costs most when it is wrong. The more PRs concluded, the less it
-// differs. Without conclusions o is returned unchanged.
-func (o Observation) Cautious() Observation {
-	if o.Concluded <= 0 {
-		return o
-	}
-	failed := math.Round(o.FailRate * float64(o.Concluded))
-	o.FailRate = (failed + 1) / float64(o.Concluded+2)
-	return o
 }
 
 // Fitted is the observation rounded to the precision a choice needs

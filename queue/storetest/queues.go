@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -83,16 +84,7 @@ var queueTests = []testCase{
 		assertEqual(t, got, want)
 	}},
 	{"queue/list active: an active entry or an open run, by id", func(t *testing.T, s queue.Store) {
-		ids := func() []int64 {
-			t.Helper()
-			got, err := s.ListActiveQueues(ctx)
-			must(t, err)
-			var out []int64
-			for _, q := range got {
-				out = append(out, q.ID)
-			}
-			return out
-		}
+		ids := func() []int64 { t.Helper(); return queueIDs(t, s.ListActiveQueues) }
 		if got := ids(); len(got) != 0 {
 			t.Fatalf("ListActiveQueues on an empty store = %v", got)
 		}
@@ -201,4 +193,16 @@ var queueTests = []testCase{
 			}
 		}
 	}},
+}
+
+// queueIDs lists queues with list and returns their IDs in its order.
+func queueIDs(t *testing.T, list func(context.Context) ([]*queue.Queue, error)) []int64 {
+	t.Helper()
+	got, err := list(ctx)
+	must(t, err)
+	var out []int64
+	for _, q := range got {
+		out = append(out, q.ID)
+	}
+	return out
 }

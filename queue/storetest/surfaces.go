@@ -211,16 +211,7 @@ var surfaceTests = []testCase{
 		assertEqual(t, got, []queue.Ref{c})
 	}},
 	{"ref/queues with run branches: a run's recorded branch counts, a lane does not", func(t *testing.T, s queue.Store) {
-		ids := func() []int64 {
-			t.Helper()
-			got, err := s.ListQueuesWithRunRefs(ctx)
-			must(t, err)
-			var out []int64
-			for _, q := range got {
-				out = append(out, q.ID)
-			}
-			return out
-		}
+		ids := func() []int64 { t.Helper(); return queueIDs(t, s.ListQueuesWithRunRefs) }
 		if got := ids(); len(got) != 0 {
 			t.Fatalf("ListQueuesWithRunRefs on an empty store = %v", got)
 		}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -22,8 +23,9 @@ import (
 // nothing as the queue's decision-maker: no merge, branch or ref write
 // reaches GitHub from it (its own proxy's request log) and no test run or
 // merge record is written by its database sessions (an audit trigger
-// records each writer's application_name); every PR merges once, in order,
-// with the crash tests' invariants.
+// records each writer's application_name), until it rightly takes a
+// queue's lease or a role again; every PR merges once, in order, with the
+// crash tests' invariants.
 func TestFailoverFreezeTheLeaseHolder(t *testing.T) {
 	t.Parallel()
 	s := newReplicaSet(t, 3)
@@ -81,9 +83,19 @@ func TestFailoverFreezeTheLeaseHolder(t *testing.T) {
 	t.Logf("resumed replica %d %v after the freeze", victim.n, time.Since(frozenAt).Round(time.Millisecond))
 	h.finish(o)
 
+	// Once resumed, the frozen replica may rightly take a queue or a role
+	// again (the queue hashes to it among the live replicas): what it
+	// must not do is write between its lease's expiry and then.
+	regained, err := s.regainedAt(victim.dbApp, expiry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regained.IsZero() {
+		t.Logf("replica %d took a queue or a role again at %s", victim.n, regained.Format("15:04:05.000"))
+	}
 	var sent int
 	for _, r := range s.githubRequests() {
-		if r.Replica != victim.n || !r.At.After(expiry) {
+		if r.Replica != victim.n || !r.At.After(expiry) || !regained.IsZero() && !r.At.Before(regained) {
 			continue
 		}
 		sent++
@@ -92,8 +104,8 @@ func TestFailoverFreezeTheLeaseHolder(t *testing.T) {
 				expiry.Format("15:04:05.000"), r.Method, r.Path, r.At.Format("15:04:05.000"))
 		}
 	}
-	t.Logf("replica %d sent %d GitHub requests after its lease expired (reads and notifications)", victim.n, sent)
-	writes, err := s.decisionWrites(victim.dbApp, expiry)
+	t.Logf("replica %d sent %d GitHub requests between its lease's expiry and taking one again (reads and notifications)", victim.n, sent)
+	writes, err := s.decisionWrites(victim.dbApp, expiry, regained)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +117,9 @@ func TestFailoverFreezeTheLeaseHolder(t *testing.T) {
 // auditDecisionWrites installs, in the replicas' schema, a trigger that
 // records each write to the tables only a queue's decision-maker writes
 // (test runs, the merge log) with its session's application_name (each
-// replica's own) and the time.
+// replica's own) and the time; and one that records each take of a
+// queue's lease or of a role (op TAKE: the holder changes, or the lease
+// or role had expired).
 func (s *replicaSet) auditDecisionWrites() {
 	s.t.Helper()
 	db, err := s.openDB()
@@ -122,6 +136,21 @@ func (s *replicaSet) auditDecisionWrites() {
 		END $$`,
 		`CREATE TRIGGER runs_audit AFTER INSERT OR UPDATE OR DELETE ON runs FOR EACH ROW EXECUTE FUNCTION decision_audit()`,
 		`CREATE TRIGGER merges_audit AFTER INSERT OR UPDATE OR DELETE ON merges FOR EACH ROW EXECUTE FUNCTION decision_audit()`,
+		// A take: the holder changes, the token moves, or the lease or
+		// role had expired (its end is the function's argument).
+		`CREATE FUNCTION take_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+		DECLARE
+			old_end BIGINT := CASE WHEN TG_OP = 'INSERT' THEN 0 ELSE (to_jsonb(OLD) ->> TG_ARGV[0])::BIGINT END;
+		BEGIN
+			IF TG_OP = 'INSERT' OR NEW.holder IS DISTINCT FROM OLD.holder
+				OR to_jsonb(NEW) ->> 'token' IS DISTINCT FROM to_jsonb(OLD) ->> 'token'
+				OR old_end < extract(epoch FROM clock_timestamp()) * 1e9 THEN
+				INSERT INTO decision_audit VALUES (current_setting('application_name'), TG_TABLE_NAME, 'TAKE', clock_timestamp());
+			END IF;
+			RETURN NULL;
+		END $$`,
+		`CREATE TRIGGER queue_leases_audit AFTER INSERT OR UPDATE ON queue_leases FOR EACH ROW EXECUTE FUNCTION take_audit('expires_at')`,
+		`CREATE TRIGGER roles_audit AFTER INSERT OR UPDATE ON roles FOR EACH ROW EXECUTE FUNCTION take_audit('held_until')`,
 	} {
 		if _, err := db.Exec(stmt); err != nil {
 			s.t.Fatalf("failed to install the write audit: %v", err)
@@ -129,15 +158,33 @@ func (s *replicaSet) auditDecisionWrites() {
 	}
 }
 
-// decisionWrites lists the audited writes of the sessions named app after
-// since.
-func (s *replicaSet) decisionWrites(app string, since time.Time) ([]string, error) {
+// regainedAt returns when the sessions named app first took a queue's
+// lease or a role after since (zero: never).
+func (s *replicaSet) regainedAt(app string, since time.Time) (time.Time, error) {
+	db, err := s.openDB()
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer db.Close()
+	var at sql.NullTime
+	if err := db.QueryRow(`SELECT min(at) FROM decision_audit WHERE app = $1 AND op = 'TAKE' AND at > $2`, app, since).Scan(&at); err != nil {
+		return time.Time{}, fmt.Errorf("failed to read the lease audit: %w", err)
+	}
+	return at.Time, nil
+}
+
+// decisionWrites lists the audited writes (not the takes) of the sessions
+// named app after since and, unless until is zero, before until.
+func (s *replicaSet) decisionWrites(app string, since, until time.Time) ([]string, error) {
 	db, err := s.openDB()
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	rows, err := db.Query(`SELECT tbl, op, at FROM decision_audit WHERE app = $1 AND at > $2 ORDER BY at`, app, since)
+	if until.IsZero() {
+		until = time.Now().Add(time.Hour)
+	}
+	rows, err := db.Query(`SELECT tbl, op, at FROM decision_audit WHERE app = $1 AND op <> 'TAKE' AND at > $2 AND at < $3 ORDER BY at`, app, since, until)
 	if err != nil {
 		return nil, fmt.Errorf("failed to read the write audit: %w", err)
 	}

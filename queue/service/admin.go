@@ -222,6 +222,9 @@ func (s *Service) DeleteQueue(ctx context.Context, key queue.QueueKey) error {
 	if err != nil {
 		return err
 	}
+	// Its other branches (its lane, ended ones) lost their records with
+	// it: the repository's next sweep deletes them.
+	s.rec.oweSweep(key.Repo, found.Settings.EffectiveTestBranchPrefix())
 	for _, b := range branches {
 		if err := s.gh.DeleteBranch(ctx, key.Repo, b); err != nil {
 			zerolog.Ctx(ctx).Warn().Err(err).Str("branch", b).Msg("failed to delete test branch of deleted queue")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -19,57 +20,97 @@ import (
 // closes), not for a build that will delete them.
 const buildHold = 10 * time.Minute
 
-// cleanBranches deletes the recorded branches no live run owns and, for
-// each repository once per reconcile interval (and at start-up), every
-// mq-temp/ or mq-merge/ branch on GitHub that is not recorded: a branch
-// left behind by a crash, whatever its moment, is found one way or the
-// other.
+// cleanBranches deletes the recorded branches no live run owns, in the
+// repositories where a queue is active or a run's branch is recorded (the
+// only branches that die are runs': a lane lives as long as its queue, and
+// a queue's records go with it), and sweeps the repositories owed a sweep
+// (sweepBook): every mq-temp/ or mq-merge/ branch on GitHub that is not
+// recorded is deleted. Every repository with a queue is swept at start-up,
+// and then those where a queue did something, so a branch left behind by
+// a crash, whatever its moment, is found one way or the other; an idle
+// repository costs the pass neither a statement nor a GitHub call.
 func (r *Reconciler) cleanBranches(ctx context.Context) error {
-	queues, err := r.store.ListQueues(ctx)
+	busy, err := r.busyRepos(ctx)
 	if err != nil {
-		return fmt.Errorf("failed to list queues: %w", err)
+		return err
 	}
-	// Each repository's branch prefixes: the scratch one and every queue's
-	// test branch prefix.
-	repos := map[queue.Repo]queue.Repo{}
-	prefixes := map[queue.Repo][]string{}
-	for _, q := range queues {
-		folded := q.Key.Repo.Fold()
-		repos[folded] = q.Key.Repo
-		if len(prefixes[folded]) == 0 {
-			prefixes[folded] = []string{queue.ScratchPrefix}
+	if r.sweeps.startingUp() {
+		all, err := r.store.ListQueues(ctx)
+		if err != nil {
+			return fmt.Errorf("failed to list queues: %w", err)
 		}
-		if p := q.Settings.EffectiveTestBranchPrefix(); !slices.Contains(prefixes[folded], p) {
-			prefixes[folded] = append(prefixes[folded], p)
+		r.sweeps.started(all)
+	}
+	isBusy := map[queue.Repo]bool{}
+	for folded, b := range busy {
+		isBusy[folded] = true
+		for _, p := range b.prefixes {
+			r.sweeps.owe(b.repo, p)
 		}
 	}
 	// A transient failure in one repository does not keep the others
 	// waiting: it is reported with the rest.
 	var errs []error
-	for folded, repo := range repos {
-		if err := r.cleanRecorded(ctx, repo); err != nil {
+	for _, folded := range slices.SortedFunc(maps.Keys(busy), compareRepos) {
+		if err := r.cleanRecorded(ctx, busy[folded].repo); err != nil {
 			if errs = append(errs, err); !errors.Is(err, queue.ErrTransient) {
 				return errors.Join(errs...)
 			}
 		}
-		r.mu.Lock()
-		last, ok := r.swept[folded]
-		r.mu.Unlock()
-		if ok && r.now().Sub(last) < r.every {
-			continue
+	}
+	for _, s := range r.sweeps.due(r.now(), r.every, isBusy) {
+		// A repository swept while not busy (at start-up, once it went
+		// quiet) has its dead records deleted too, whatever recorded
+		// them (older versions recorded scratch branches without a run).
+		if !s.busy {
+			if err := r.cleanRecorded(ctx, s.repo); err != nil {
+				if errs = append(errs, err); !errors.Is(err, queue.ErrTransient) {
+					return errors.Join(errs...)
+				}
+				continue // still owed: cleaned and swept at the next pass
+			}
 		}
-		if err := r.sweep(ctx, repo, prefixes[folded]); err != nil {
+		if err := r.sweep(ctx, s.repo, s.prefixes); err != nil {
 			if errs = append(errs, err); !errors.Is(err, queue.ErrTransient) {
 				return errors.Join(errs...)
 			}
 			continue // swept again at the next pass
 		}
-		r.mu.Lock()
-		r.swept[folded] = r.now()
-		r.mu.Unlock()
+		r.sweeps.done(s, r.now())
 	}
 	return errors.Join(errs...)
 }
+
+// busyRepos returns the repositories (keys folded) with an active queue or
+// a recorded run branch, each with its prefixes: the scratch one and those
+// queues' test branch prefixes. Two statements, however many queues are
+// idle.
+func (r *Reconciler) busyRepos(ctx context.Context) (map[queue.Repo]*owedSweep, error) {
+	active, err := r.store.ListActiveQueues(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list the active queues: %w", err)
+	}
+	withRefs, err := r.store.ListQueuesWithRunRefs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("failed to list the queues with recorded run branches: %w", err)
+	}
+	busy := map[queue.Repo]*owedSweep{}
+	for _, q := range append(active, withRefs...) {
+		folded := q.Key.Repo.Fold()
+		b := busy[folded]
+		if b == nil {
+			b = &owedSweep{repo: q.Key.Repo, prefixes: []string{queue.ScratchPrefix}}
+			busy[folded] = b
+		}
+		if p := q.Settings.EffectiveTestBranchPrefix(); !slices.Contains(b.prefixes, p) {
+			b.prefixes = append(b.prefixes, p)
+		}
+	}
+	return busy, nil
+}
+
+// compareRepos orders repositories by full name.
+func compareRepos(a, b queue.Repo) int { return strings.Compare(a.FullName(), b.FullName()) }
 
 // deletions deletes branches one after the other; a transient failure
 // does not stop the others (up to maxTransientRun in a row), and is

@@ -37,10 +37,11 @@ type Reconciler struct {
 
 	wake chan struct{}
 
+	// sweeps is the schedule of the listings of repositories' branches
+	// on GitHub (reconcile_sweeps.go).
+	sweeps *sweepBook
+
 	mu sync.Mutex
-	// swept is when each repository's branches were last listed on
-	// GitHub: a schedule, safe to lose (a restart sweeps at once).
-	swept map[queue.Repo]time.Time
 	// outage counts consecutive passes cut short by GitHub failing as a
 	// whole (5xx, timeouts, rate limits).
 	outage int
@@ -86,7 +87,7 @@ func newReconciler(store queue.Store, gh queue.GitHub, opts Options) *Reconciler
 	}
 	return &Reconciler{store: store, gh: gh, now: func() time.Time { return opts.Now().UTC() }, every: opts.ReconcileEvery,
 		publicURL: strings.TrimRight(opts.PublicURL, "/"), webURL: strings.TrimRight(opts.WebURL, "/"),
-		titleTemplate: title, wake: make(chan struct{}, 1), swept: map[queue.Repo]time.Time{}}
+		titleTemplate: title, wake: make(chan struct{}, 1), sweeps: newSweepBook()}
 }
 
 // Wake asks the reconciler to run a pass soon. It never blocks.
@@ -98,8 +99,12 @@ func (r *Reconciler) Wake() {
 }
 
 // Run runs passes until ctx ends: when woken, when a retry is due, and at
-// least every reconcile interval.
+// least every reconcile interval. Its first pass owes every repository a
+// sweep of its branches, as at start-up (Run is called each time the
+// replica takes the reconciler's role): another replica may have crashed
+// in the middle of creating some.
 func (r *Reconciler) Run(ctx context.Context) {
+	r.sweeps.restart()
 	log := zerolog.Ctx(ctx).With().Str("component", "reconciler").Logger()
 	ctx = log.WithContext(ctx)
 	for {

@@ -21,6 +21,9 @@ import (
 type idleRow struct {
 	Store  string
 	Queues int
+	// Repos is the number of repositories the idle queues are on (1: a
+	// target branch each of the load repository).
+	Repos int
 	// Replicas is the number of servers on the database (1 on SQLite).
 	Replicas int
 	// Statements are the statements the servers sent to the database a
@@ -57,35 +60,67 @@ func parseIdleQueues(s string) ([]int, error) {
 	return out, nil
 }
 
-// idleKey is the key of idle queue i: a target branch of its own in the
-// load repository (as an organisation's repositories, they share the one
-// installation; creating 10,000 repositories on the fake GitHub would
-// measure git, not the queue). The branches need not exist: an idle
-// queue reads nothing of its branch.
-func idleKey(i int) queue.QueueKey {
-	return queue.QueueKey{Repo: queue.Repo{Host: loadHost, Owner: loadOwner, Name: loadRepo}, Branch: fmt.Sprintf("idle-%05d", i)}
+// parseIdleRepos parses -idle-repos: the most repositories the idle
+// queues are spread over, from 1 (every idle queue on the load
+// repository) to 100,000.
+func parseIdleRepos(n int) (int, error) {
+	if n < 1 || n > 100_000 {
+		return 0, fmt.Errorf("-idle-repos: want a number of repositories from 1 to 100,000, got %d", n)
+	}
+	return n, nil
+}
+
+// idleRepoCount is how many repositories n idle queues are spread over
+// with -idle-repos max: one per queue up to max.
+func idleRepoCount(n, max int) int { return min(n, max) }
+
+// idleRepoName is the name of the r-th repository of the idle queues.
+func idleRepoName(r int) string { return fmt.Sprintf("idle-%05d", r) }
+
+// idleKey is the key of idle queue i of queues spread over repos
+// repositories: a target branch of its own, in the load repository when
+// repos is 1 (as an organisation's repositories, they share the one
+// installation), else in repository i mod repos (idleRepoName), created
+// on the fake GitHub. The branches need not exist: an idle queue reads
+// nothing of its branch.
+func idleKey(i, repos int) queue.QueueKey {
+	name := loadRepo
+	if repos > 1 {
+		name = idleRepoName(i % repos)
+	}
+	return queue.QueueKey{Repo: queue.Repo{Host: loadHost, Owner: loadOwner, Name: name}, Branch: fmt.Sprintf("idle-%05d", i)}
 }
 
 // measureIdle starts a service of its own on the store of pg ("" for
 // SQLite), creates n queues besides the load queue (through the queue
-// service, as createQueue does: stored, then woken), lets the wake-ups
-// settle, and then measures rounds consecutive windows of window each
+// service, as createQueue does: stored, then woken) on repos
+// repositories (idleKey; those beyond the load repository created on the
+// fake GitHub first), lets the wake-ups settle, and then measures rounds consecutive windows of window each
 // with nothing to do: the database's transactions and rows read a second
 // (PostgreSQL), the process's CPU and the GitHub calls a minute.
-func measureIdle(ctx context.Context, n, rounds int, window, reconcile time.Duration, pg, testBranches string, progress func(string, ...any)) (idleRow, error) {
-	row := idleRow{Store: storeLabel(ctx, pg), Queues: n, Replicas: 1}
+func measureIdle(ctx context.Context, n, repos, rounds int, window, reconcile time.Duration, pg, testBranches string, progress func(string, ...any)) (idleRow, error) {
+	row := idleRow{Store: storeLabel(ctx, pg), Queues: n, Repos: repos, Replicas: 1}
 	s, err := startService(ctx, nil, reconcile, 1, nil, pg, testBranches)
 	if err != nil {
 		return row, err
 	}
 	defer s.Close()
+	if repos > 1 {
+		start := time.Now()
+		for r := range repos {
+			if err := s.env.Fake.CreateRepo(loadOwner, idleRepoName(r), map[string]string{"README.md": "idle\n"}); err != nil {
+				return row, fmt.Errorf("failed to create idle repository %d: %w", r, err)
+			}
+		}
+		progress("%d repositories created on the fake GitHub in %s", repos, time.Since(start).Round(time.Millisecond))
+	}
 	svc := s.env.App().Service()
 	for i := range n {
-		if _, err := svc.CreateQueue(ctx, idleKey(i), queue.DefaultSettings()); err != nil {
+		if _, err := svc.CreateQueue(ctx, idleKey(i, repos), queue.DefaultSettings()); err != nil {
 			return row, fmt.Errorf("failed to create idle queue %d: %w", i, err)
 		}
 	}
-	progress("%d idle queues created on %s; settling", n, row.Store)
+	progress("%d idle queues on %d repositories created on %s; settling", n, repos, row.Store)
 	f := s.env.Fake
 	apps := []*app.App{s.env.App()}
 	if pg != "" {
@@ -229,7 +264,7 @@ func measureIdleRows(ctx context.Context, o options, progress func(string, ...an
 	var rows []idleRow
 	for _, n := range o.idleQueues {
 		for _, pg := range storesOf(o.postgres) {
-			r, err := measureIdle(ctx, n, o.rounds, o.idleWindow, o.reconcile, pg, o.builders[0], progress)
+			r, err := measureIdle(ctx, n, idleRepoCount(n, o.idleRepos), o.rounds, o.idleWindow, o.reconcile, pg, o.builders[0], progress)
 			if err != nil {
 				return nil, fmt.Errorf("failed to measure the idle cost of %d queues: %w", n, err)
 			}
@@ -241,15 +276,19 @@ func measureIdleRows(ctx context.Context, o options, progress func(string, ...an
 
 // reportIdle prints the idle cost, one line per store and count of queues.
 func reportIdle(w io.Writer, o options, rows []idleRow) {
+	where := "each on a target branch of its own of the load repository"
+	if o.idleRepos > 1 {
+		where = fmt.Sprintf("each on a target branch of its own, spread over one repository per queue up to %s repositories created on the fake GitHub", thousands(int64(o.idleRepos)))
+	}
 	fmt.Fprintf(w, "Idle cost: a service with N idle queues (created through the queue service, as createQueue creates them, "+
-		"each on a target branch of its own of the load repository), measured over %d consecutive window%s of %s after the wake-ups settled "+
+		"%s), measured over %d consecutive window%s of %s after the wake-ups settled "+
 		"(reconcile interval %s; on PostgreSQL two replicas share the database, database.replicas on); medians, smallest and largest window in brackets. Database statements are those the servers sent "+
 		"(counted by the store's driver: every query and write, every transaction's begin and end); database transactions and rows read are "+
 		"PostgreSQL's (pg_stat_database of the run's database: every statement outside a transaction is one transaction, "+
 		"this command's readings included); SQLite has no such count.\n\n",
-		o.rounds, plural(o.rounds), o.idleWindow, o.reconcile)
-	fmt.Fprintln(w, "| store | idle queues | database statements a second | database transactions a second | rows read a second | process CPU (% of a core) | GitHub calls a minute |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+		where, o.rounds, plural(o.rounds), o.idleWindow, o.reconcile)
+	fmt.Fprintln(w, "| store | idle queues | repositories | database statements a second | database transactions a second | rows read a second | process CPU (% of a core) | GitHub calls a minute |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		xacts, tuples := "—", "—"
 		if len(r.Xacts) > 0 {
@@ -259,7 +298,7 @@ func reportIdle(w io.Writer, o options, rows []idleRow) {
 		if r.Replicas > 1 {
 			store = fmt.Sprintf("%s, %d replicas", store, r.Replicas)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", store, thousands(int64(r.Queues)), spreadOf(r.Statements, "%.1f", 1), xacts, tuples, spreadOf(r.CPU, "%.1f %%", 1), spreadOf(r.Calls, "%.1f", 1))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", store, thousands(int64(r.Queues)), thousands(int64(r.Repos)), spreadOf(r.Statements, "%.1f", 1), xacts, tuples, spreadOf(r.CPU, "%.1f %%", 1), spreadOf(r.Calls, "%.1f", 1))
 	}
 	fmt.Fprintln(w)
 }

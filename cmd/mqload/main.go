@@ -57,6 +57,7 @@ type options struct {
 	// Figures on services of their own (cimerge.go, idle.go).
 	mergePRs   int           // PRs per round of ci-to-merge
 	idleQueues []int         // queue counts of idle
+	idleRepos  int           // the most repositories idle queues are spread over
 	idleWindow time.Duration // the window of idle
 }
 
@@ -116,6 +117,7 @@ flags:
 	fs.IntVar(&o.mergePRs, "merge-prs", 50, "PRs per round of the ci-to-merge figure (measured on SQLite and, with -postgres, on PostgreSQL)")
 	idle := fs.String("idle-queues", "", "comma-separated counts of idle queues whose idle cost is measured (e.g. 100,10000; on SQLite and, with -postgres, on PostgreSQL); default none")
 	fs.DurationVar(&o.idleWindow, "idle-window", time.Minute, "how long the idle cost is measured per round")
+	fs.IntVar(&o.idleRepos, "idle-repos", 1, "spread the idle queues over one repository each, up to this many repositories (created on the fake GitHub); 1: every idle queue on a branch of the load repository")
 	fs.IntVar(&o.concurrency, "concurrency", 4, "concurrency of the queues")
 	fs.DurationVar(&o.reconcile, "reconcile-interval", 30*time.Second, "the engine's reconcile interval (as engine.reconcile_interval; 30s is the default of bot serve)")
 	only := fs.String("only", "", "comma-separated figures to measure (default: all); the empty handler is always measured with a load figure")
@@ -146,6 +148,9 @@ flags:
 		return o, fmt.Errorf("-reconcile-interval must be at least 100ms, got %s", o.reconcile)
 	}
 	if o.idleQueues, err = parseIdleQueues(*idle); err != nil {
+		return o, err
+	}
+	if o.idleRepos, err = parseIdleRepos(o.idleRepos); err != nil {
 		return o, err
 	}
 	if o.idleWindow < time.Second {

@@ -27,8 +27,10 @@ const buildHold = 10 * time.Minute
 // (sweepBook): every mq-temp/ or mq-merge/ branch on GitHub that is not
 // recorded is deleted. Every repository with a queue is swept at start-up,
 // and then those where a queue did something, so a branch left behind by
-// a crash, whatever its moment, is found one way or the other; an idle
-// repository costs the pass neither a statement nor a GitHub call.
+// a crash, whatever its moment, is found one way or the other. Besides, a
+// patrol sweeps one repository per interval in turn, whatever the number
+// of repositories (sweepBook.nextPatrol): idle repositories cost the pass
+// no statement or GitHub call each, only that one listing in all.
 func (r *Reconciler) cleanBranches(ctx context.Context) error {
 	busy, err := r.busyRepos(ctx)
 	if err != nil {
@@ -58,7 +60,13 @@ func (r *Reconciler) cleanBranches(ctx context.Context) error {
 			}
 		}
 	}
-	for _, s := range r.sweeps.due(r.now(), r.every, isBusy) {
+	sweeps := r.sweeps.due(r.now(), r.every, isBusy)
+	if s, ok, err := r.patrol(ctx); err != nil {
+		return errors.Join(append(errs, err)...)
+	} else if ok {
+		sweeps = append(sweeps, s)
+	}
+	for _, s := range sweeps {
 		// A repository swept while not busy (at start-up, once it went
 		// quiet) has its dead records deleted too, whatever recorded
 		// them (older versions recorded scratch branches without a run).
@@ -79,6 +87,24 @@ func (r *Reconciler) cleanBranches(ctx context.Context) error {
 		r.sweeps.done(s, r.now())
 	}
 	return errors.Join(errs...)
+}
+
+// patrol returns the patrol's sweep due now, if any (sweepBook.nextPatrol),
+// listing the queues when a new round begins (once per round).
+func (r *Reconciler) patrol(ctx context.Context) (owedSweep, bool, error) {
+	due, needRound := r.sweeps.patrolDue(r.now(), r.every)
+	if !due {
+		return owedSweep{}, false, nil
+	}
+	if needRound {
+		all, err := r.store.ListQueues(ctx)
+		if err != nil {
+			return owedSweep{}, false, fmt.Errorf("failed to list queues: %w", err)
+		}
+		r.sweeps.patrolFrom(all)
+	}
+	s, ok := r.sweeps.nextPatrol(r.now(), r.every)
+	return s, ok, nil
 }
 
 // busyRepos returns the repositories (keys folded) with an active queue or

@@ -31,8 +31,9 @@ const maxSweepsPerInterval = 50
 // or a recorded run branch (busy: at most one sweep per interval) and
 // once more after that, when it is no longer busy; and when this process
 // dropped the records of some of its branches (oweSweep). At most maxSweepsPerInterval sweeps start in an
-// interval, the busy repositories first. It lives in memory and is safe to
-// lose: a restart sweeps every repository.
+// interval, the busy repositories first. Besides, a patrol sweeps the
+// repositories with a queue one per interval in turn (nextPatrol). It
+// lives in memory and is safe to lose: a restart sweeps every repository.
 type sweepBook struct {
 	mu sync.Mutex
 	// startup is set while every repository with a queue is yet to be
@@ -48,6 +49,11 @@ type sweepBook struct {
 	// windowStart, which moves on every interval.
 	windowStart time.Time
 	inWindow    int
+	// patrol is what is left of the patrol's round over every repository
+	// with a queue (sorted), and patrolAt when its last sweep began: the
+	// patrol sweeps one repository per interval (see nextPatrol).
+	patrol   []owedSweep
+	patrolAt time.Time
 }
 
 // owedSweep is a repository owed a sweep and the prefixes to list there
@@ -83,7 +89,8 @@ func (b *sweepBook) startingUp() bool {
 	return b.startup
 }
 
-// started owes a sweep, due now, to the repository of every queue.
+// started owes a sweep, due now, to the repository of every queue, and
+// begins the patrol's round over them.
 func (b *sweepBook) started(queues []*queue.Queue) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -92,6 +99,83 @@ func (b *sweepBook) started(queues []*queue.Queue) {
 	for _, q := range queues {
 		b.oweLocked(q.Key.Repo, q.Settings.EffectiveTestBranchPrefix())
 	}
+	b.patrol = patrolRound(queues)
+}
+
+// patrolRound returns the repositories of queues, each with its prefixes
+// (the scratch one and its queues' test prefixes), in the order of their
+// full names.
+func patrolRound(queues []*queue.Queue) []owedSweep {
+	byRepo := map[queue.Repo]*owedSweep{}
+	for _, q := range queues {
+		folded := q.Key.Repo.Fold()
+		o := byRepo[folded]
+		if o == nil {
+			o = &owedSweep{repo: q.Key.Repo, prefixes: []string{queue.ScratchPrefix}}
+			byRepo[folded] = o
+		}
+		if p := q.Settings.EffectiveTestBranchPrefix(); !slices.Contains(o.prefixes, p) {
+			o.prefixes = append(o.prefixes, p)
+		}
+	}
+	round := make([]owedSweep, 0, len(byRepo))
+	for _, o := range byRepo {
+		round = append(round, *o)
+	}
+	slices.SortFunc(round, func(x, y owedSweep) int { return compareRepos(x.repo.Fold(), y.repo.Fold()) })
+	return round
+}
+
+// patrolDue reports whether the patrol may sweep a repository now: the
+// start-up's sweeps are all owed, its last sweep began an interval ago or
+// more, and the pace leaves room. needRound is set when its round is over
+// (a new one is to be listed: patrolFrom).
+func (b *sweepBook) patrolDue(now time.Time, every time.Duration) (due, needRound bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.startup || b.inWindow >= maxSweepsPerInterval {
+		return false, false
+	}
+	if !b.patrolAt.IsZero() && now.Sub(b.patrolAt) < every && !now.Before(b.patrolAt) {
+		return false, false
+	}
+	return true, len(b.patrol) == 0
+}
+
+// patrolFrom begins a new round of the patrol over queues' repositories.
+func (b *sweepBook) patrolFrom(queues []*queue.Queue) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.patrol = patrolRound(queues)
+}
+
+// nextPatrol returns the patrol's next sweep, counted as started: the
+// next repository of its round that is neither owed a sweep (made anyway)
+// nor swept in the last interval. The patrol is the safety net of the
+// schedule: a branch created without a record (none of ours is, but a
+// writer cut off in the middle of a request, or frozen, cannot be ruled
+// out) in a repository that went quiet after its last sweep is found
+// within one round, however long the repository stays idle. Its cost is
+// one repository's listing per interval, whatever the number of
+// repositories.
+func (b *sweepBook) nextPatrol(now time.Time, every time.Duration) (owedSweep, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for len(b.patrol) > 0 {
+		s := b.patrol[0]
+		b.patrol = b.patrol[1:]
+		folded := s.repo.Fold()
+		if b.owed[folded] != nil {
+			continue
+		}
+		if at, ok := b.swept[folded]; ok && now.Sub(at) < every && !now.Before(at) {
+			continue
+		}
+		b.patrolAt = now
+		b.inWindow++
+		return s, true
+	}
+	return owedSweep{}, false
 }
 
 // owe owes repo a sweep of the scratch prefix and prefix ("": the scratch

@@ -73,7 +73,8 @@ func authEnv(token string) []string {
 
 // runGit runs git with args and returns its standard output. A non-zero
 // exit is a *gitExitError; a process killed by the timeout is
-// queue.ErrTransient; a cancelled ctx is ctx's error.
+// queue.ErrTransient; a cancelled ctx is ctx's error. On unix, a git cut
+// off by the timeout or ctx is killed with every process it started.
 func runGit(ctx context.Context, r gitRun, args ...string) (string, error) {
 	timeout := r.timeout
 	if timeout <= 0 {
@@ -96,6 +97,7 @@ func runGit(ctx context.Context, r gitRun, args ...string) (string, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.WaitDelay = 5 * time.Second
+	ownGroup(cmd) // a cut-off git takes its helpers with it
 	err := cmd.Run()
 	if err == nil {
 		return out.String(), nil

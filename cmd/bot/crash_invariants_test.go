@@ -313,7 +313,13 @@ func checkNoMQRefs(h *crashHarness, _ *crashOutcome) error {
 		}
 	}
 	if len(left) > 0 {
-		return fmt.Errorf("%d refs left once idle: %v", len(left), left)
+		var history []string
+		for _, b := range left {
+			for _, c := range h.fake.RefHistory(crashRepoOwner, crashRepoName, "refs/heads/"+b) {
+				history = append(history, c.String())
+			}
+		}
+		return fmt.Errorf("%d refs left once idle: %v; their history: %s", len(left), left, strings.Join(history, "; "))
 	}
 	return nil
 }

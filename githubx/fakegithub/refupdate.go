@@ -36,6 +36,7 @@ func (r *repo) moveRef(ref, old, next, sender string) error {
 			return err
 		}
 	}
+	r.logRef(ref, old, next, sender)
 	forced := false
 	if old != "" && next != "" {
 		ff, err := r.git.isAncestor(old, next)

@@ -37,6 +37,7 @@ type repo struct {
 	labelIDs        map[string]int64
 	workflowRuns    map[int64]*WorkflowRun
 	mergeCache      map[string]mergeOutcome // base SHA + head SHA
+	refLog          []RefChange             // the ref changes, oldest first (reflog.go)
 }
 
 // comment is an issue comment and its reactions.

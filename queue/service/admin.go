@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/rs/zerolog"
 
@@ -178,8 +179,9 @@ func (s *Service) runsInProgress(ctx context.Context, queueID int64) (bool, erro
 }
 
 // DeleteQueue deletes a queue that has no active entries (not_ready ones
-// included): its entries, runs and history go with it, and the branches of
-// its open runs are deleted on GitHub best effort. Deleting an absent queue
+// included): its entries, runs and history go with it, and its branches
+// (its open runs', its lane, any recorded) are deleted on GitHub best
+// effort. Deleting an absent queue
 // is not an error; a queue with active entries is an *InputError naming
 // them.
 func (s *Service) DeleteQueue(ctx context.Context, key queue.QueueKey) error {
@@ -214,6 +216,17 @@ func (s *Service) DeleteQueue(ctx context.Context, key queue.QueueKey) error {
 				branches = append(branches, r.Branch)
 			}
 		}
+		// Its recorded branches (its lane, ended runs') go with it: their
+		// records do.
+		refs, err := s.store.ListRefs(ctx, key.Repo)
+		if err != nil {
+			return fmt.Errorf("failed to list the branches of %s: %w", key, err)
+		}
+		for _, ref := range refs {
+			if ref.QueueID == found.ID && !slices.Contains(branches, ref.Name) {
+				branches = append(branches, ref.Name)
+			}
+		}
 		if err := s.store.DeleteQueue(ctx, found.ID); err != nil {
 			return fmt.Errorf("failed to delete queue %s: %w", key, err)
 		}
@@ -222,8 +235,9 @@ func (s *Service) DeleteQueue(ctx context.Context, key queue.QueueKey) error {
 	if err != nil {
 		return err
 	}
-	// Its other branches (its lane, ended ones) lost their records with
-	// it: the repository's next sweep deletes them.
+	// Those of its branches that cannot be deleted now lost their records
+	// with it: the repository's next sweep deletes them if this replica
+	// runs the reconciler, else the patrol's.
 	s.rec.oweSweep(key.Repo, found.Settings.EffectiveTestBranchPrefix())
 	for _, b := range branches {
 		if err := s.gh.DeleteBranch(ctx, key.Repo, b); err != nil {

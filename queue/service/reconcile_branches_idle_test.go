@@ -456,3 +456,38 @@ func TestTakingTheReconcilerRoleSweepsEveryRepositoryAgain(t *testing.T) {
 	}
 	run()
 }
+
+// Deleting a queue through a replica that does not run the reconciler
+// deletes its recorded branches (its lane, an ended run's) at once: the
+// sweep it would owe lives in that replica's memory, whose reconciler
+// never runs, and the queue's repository leaves the patrol's round with
+// it.
+func TestDeletingAQueueDeletesItsBranchesAtOnce(t *testing.T) {
+	t.Parallel()
+	w := newOrgWorld(t, 1)
+	repo := orgRepo(0)
+	dev, err := w.svc.CreateQueue(w.ctx, queue.QueueKey{Repo: repo, Branch: "dev"}, queue.DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lane := fmt.Sprintf("mq-temp/lane-%d", dev.ID)
+	if err := w.store.RecordRef(w.ctx, queue.Ref{Repo: repo, Name: lane, QueueID: dev.ID, CreatedAt: w.clock()}); err != nil {
+		t.Fatal(err)
+	}
+	ended := "mq-merge/pr-1/ended"
+	r := &queue.TestRun{ID: "ended", QueueID: dev.ID, SHA: "sha-ended", Branch: ended, Status: queue.RunSucceeded, Closed: true, CreatedAt: w.clock(), FinishedAt: w.clock()}
+	if err := w.store.SaveRun(w.ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.store.RecordRef(w.ctx, queue.Ref{Repo: repo, Name: ended, QueueID: dev.ID, RunID: "ended", CreatedAt: w.clock()}); err != nil {
+		t.Fatal(err)
+	}
+	w.gh.put(repo, lane, ended)
+	other := service.NewService(w.store, w.gh, service.Options{Now: w.clock, ReconcileEvery: w.every}) // another replica
+	if err := other.DeleteQueue(w.ctx, dev.Key); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.gh.on(repo); len(got) != 0 {
+		t.Fatalf("branches %v after the queue was deleted, want its lane and ended branch deleted", got)
+	}
+}

@@ -35,6 +35,21 @@ func (r *Reconciler) waitToWrite(ctx context.Context, q **queue.Queue, e **queue
 		*e = nil // the failure is recorded; retried after its backoff
 		return ctx, none, nil
 	}
+	// The surface first, then the entry: a change of the entry saved
+	// between the two reads (by the queue's holder, maybe on another
+	// replica) counts in the surface's Want only if it was read after it,
+	// and a change the write does not show must not count as served
+	// (surfacesDue reads in this order too).
+	cur, err := r.store.GetSurface(ctx, sf.EntryID)
+	if errors.Is(err, queue.ErrNotFound) {
+		release()
+		*e = nil
+		return ctx, none, nil
+	}
+	if err != nil {
+		release()
+		return ctx, none, fmt.Errorf("failed to load the surface of entry %s: %w", sf.EntryID, err)
+	}
 	fresh, err := r.store.GetEntryByID(ctx, sf.EntryID)
 	if errors.Is(err, queue.ErrNotFound) {
 		release()
@@ -44,11 +59,6 @@ func (r *Reconciler) waitToWrite(ctx context.Context, q **queue.Queue, e **queue
 	if err != nil {
 		release()
 		return ctx, none, fmt.Errorf("failed to load entry %s: %w", sf.EntryID, err)
-	}
-	cur, err := r.store.GetSurface(ctx, sf.EntryID)
-	if err != nil {
-		release()
-		return ctx, none, fmt.Errorf("failed to load the surface of entry %s: %w", sf.EntryID, err)
 	}
 	fq, err := r.store.GetQueueByID(ctx, fresh.QueueID)
 	if err != nil {

@@ -35,7 +35,7 @@ const (
 func Next(s *Snapshot, now time.Time) (Action, time.Time) {
 	s.idx = nil
 	p := &planner{s: s, q: s.Queue, now: now}
-	for _, step := range []func() Action{p.facts, p.runResults, p.isolation, p.conflicts, p.admission, p.switchMode, p.preempt, p.cancelDoomed, p.keepUnits, p.merge, p.direct, p.start, p.startIsolation} {
+	for _, step := range []func() Action{p.facts, p.unusedRuns, p.runResults, p.isolation, p.conflicts, p.admission, p.switchMode, p.preempt, p.cancelDoomed, p.keepUnits, p.merge, p.direct, p.start, p.startIsolation} {
 		if a := step(); a != nil {
 			return a, time.Time{}
 		}
@@ -83,6 +83,30 @@ func (p *planner) facts() Action {
 		if a := factAction(p.s, e); a != nil {
 			return a
 		}
+	}
+	return nil
+}
+
+// unusedRuns closes a plain run of the chain (not an isolation or
+// bisection run, not one being built, not the parent of an open run) that
+// no active entry refers to (Entry.RunID). The service closes such a run
+// as soon as its last entry moves on, in a step of its own after the
+// entries are saved: a replica that dies or loses its lease between the
+// two left the run open for good, its branch live (never deleted) and its
+// CI counted, unless the engine closes it here.
+func (p *planner) unusedRuns() Action {
+	used := make(map[string]bool, len(p.s.Entries)+len(p.s.Runs))
+	for _, e := range p.s.Entries {
+		used[e.RunID] = true
+	}
+	for _, r := range p.s.Runs {
+		used[r.Parent] = true
+	}
+	for _, r := range p.s.Runs {
+		if r.Isolation || r.Bisection || r.Status == queue.RunBuilding || used[r.ID] {
+			continue
+		}
+		return CloseRun{RunID: r.ID}
 	}
 	return nil
 }

@@ -203,9 +203,6 @@ func (s *Service) attachRun(ctx context.Context, fx *effects, q *queue.Queue, ru
 	if run.Isolation {
 		return s.attachIsolation(ctx, run, unit[0])
 	}
-	if err := s.store.SaveRun(ctx, run); err != nil {
-		return fmt.Errorf("failed to start run %s: %w", run.ID, err)
-	}
 	var aheadNums []int
 	for _, id := range a.Ahead {
 		if e, err := s.store.GetEntryByID(ctx, id); err == nil {
@@ -219,8 +216,14 @@ func (s *Service) attachRun(ctx context.Context, fx *effects, q *queue.Queue, ru
 	if len(aheadNums) > 0 {
 		detail += " with " + queue.PRList(aheadNums) + " ahead"
 	}
+	// The run goes in progress with its entries pointing at it, in one
+	// transaction: a replica that stopped in between left a run in
+	// progress no entry referred to, open for good.
 	var previous []string
 	err = s.store.WithTx(ctx, func(tx queue.Store) error {
+		if err := tx.SaveRun(ctx, run); err != nil {
+			return fmt.Errorf("failed to start run %s: %w", run.ID, err)
+		}
 		for _, e := range unit {
 			if e.RunID != "" && !slices.Contains(previous, e.RunID) {
 				previous = append(previous, e.RunID)

@@ -120,19 +120,7 @@ func (r *Reconciler) busyRepos(ctx context.Context) (map[queue.Repo]*owedSweep, 
 	if err != nil {
 		return nil, fmt.Errorf("failed to list the queues with recorded run branches: %w", err)
 	}
-	busy := map[queue.Repo]*owedSweep{}
-	for _, q := range append(active, withRefs...) {
-		folded := q.Key.Repo.Fold()
-		b := busy[folded]
-		if b == nil {
-			b = &owedSweep{repo: q.Key.Repo, prefixes: []string{queue.ScratchPrefix}}
-			busy[folded] = b
-		}
-		if p := q.Settings.EffectiveTestBranchPrefix(); !slices.Contains(b.prefixes, p) {
-			b.prefixes = append(b.prefixes, p)
-		}
-	}
-	return busy, nil
+	return sweepsByRepo(append(active, withRefs...)), nil
 }
 
 // compareRepos orders repositories by full name.

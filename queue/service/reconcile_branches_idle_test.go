@@ -335,6 +335,21 @@ func TestAnEndedRunsBranchIsDeletedInAnIdleRepository(t *testing.T) {
 	}
 }
 
+// devQueueWithLane creates a queue for "dev" in repo with its lane
+// recorded (not created on GitHub), and returns it with the lane's name.
+func (w *orgWorld) devQueueWithLane(repo queue.Repo) (*queue.Queue, string) {
+	w.t.Helper()
+	dev, err := w.svc.CreateQueue(w.ctx, queue.QueueKey{Repo: repo, Branch: "dev"}, queue.DefaultSettings())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	lane := fmt.Sprintf("mq-temp/lane-%d", dev.ID)
+	if err := w.store.RecordRef(w.ctx, queue.Ref{Repo: repo, Name: lane, QueueID: dev.ID, CreatedAt: w.clock()}); err != nil {
+		w.t.Fatal(err)
+	}
+	return dev, lane
+}
+
 // Deleting a queue drops the records of its branches with it (its lane,
 // ended branches): its repository is swept at the next pass, which deletes
 // them, though no queue there is busy.
@@ -342,14 +357,7 @@ func TestDeletingAQueueSweepsItsRepository(t *testing.T) {
 	t.Parallel()
 	w := newOrgWorld(t, 2)
 	repo := orgRepo(0)
-	dev, err := w.svc.CreateQueue(w.ctx, queue.QueueKey{Repo: repo, Branch: "dev"}, queue.DefaultSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
-	lane := fmt.Sprintf("mq-temp/lane-%d", dev.ID)
-	if err := w.store.RecordRef(w.ctx, queue.Ref{Repo: repo, Name: lane, QueueID: dev.ID, CreatedAt: w.clock()}); err != nil {
-		t.Fatal(err)
-	}
+	dev, lane := w.devQueueWithLane(repo)
 	w.gh.put(repo, lane)
 	w.interval()
 	if got := w.gh.on(repo); !slices.Equal(got, []string{lane}) {
@@ -466,14 +474,7 @@ func TestDeletingAQueueDeletesItsBranchesAtOnce(t *testing.T) {
 	t.Parallel()
 	w := newOrgWorld(t, 1)
 	repo := orgRepo(0)
-	dev, err := w.svc.CreateQueue(w.ctx, queue.QueueKey{Repo: repo, Branch: "dev"}, queue.DefaultSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
-	lane := fmt.Sprintf("mq-temp/lane-%d", dev.ID)
-	if err := w.store.RecordRef(w.ctx, queue.Ref{Repo: repo, Name: lane, QueueID: dev.ID, CreatedAt: w.clock()}); err != nil {
-		t.Fatal(err)
-	}
+	dev, lane := w.devQueueWithLane(repo)
 	ended := "mq-merge/pr-1/ended"
 	r := &queue.TestRun{ID: "ended", QueueID: dev.ID, SHA: "sha-ended", Branch: ended, Status: queue.RunSucceeded, Closed: true, CreatedAt: w.clock(), FinishedAt: w.clock()}
 	if err := w.store.SaveRun(w.ctx, r); err != nil {

@@ -4,11 +4,9 @@ import (
 	"context"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/memstore"
-	"github.com/mergequeue/mq/queue/service"
 )
 
 // changingStore is a memstore whose GetEntryByID, once armed, runs change
@@ -43,28 +41,9 @@ func (s *changingStore) GetEntryByID(ctx context.Context, id string) (*queue.Ent
 // queued and its label mq:tests-passed).
 func TestAChangeBetweenTheReloadsIsWrittenAtTheNextPass(t *testing.T) {
 	t.Parallel()
-	g := &budgetedGitHub{surfaceGitHub: newSurfaceGitHub(), asked: make(chan struct{}), grant: make(chan struct{})}
 	store := &changingStore{Store: memstore.New()}
-	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
-	svc := service.NewService(store, g, service.Options{Now: func() time.Time { return now }, ReconcileEvery: time.Minute})
-	ctx := context.Background()
-	s := queue.DefaultSettings()
-	s.CommentsEnabled = false
-	q, err := svc.CreateQueue(ctx, opsKey, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &queue.Entry{ID: "entry-1", QueueID: q.ID, PRNumber: 1, SubmittedAt: now, PriorityName: "medium", PriorityValue: 100,
-		Source: "comment", PRSHA: "head1"}
-	set := func(st queue.EntryState, reason queue.Reason) {
-		e.State, e.StateReason = st, reason
-		if err := store.Store.SaveEntry(ctx, e); err != nil {
-			t.Error(err)
-		}
-		if err := store.Store.TouchSurface(ctx, q.ID, e.ID); err != nil {
-			t.Error(err)
-		}
-	}
+	w := newBudgetedWorld(t, store.Store, store)
+	g, svc, e, set, ctx := w.g, w.svc, w.e, w.set, context.Background()
 	set(queue.StateTestsPassed, queue.ReasonTestsPassed)
 	store.change = func() { set(queue.StateMerged, queue.ReasonMergedByQueue) }
 	stop := make(chan struct{})

@@ -46,35 +46,55 @@ func (g *budgetedGitHub) ReserveSurfaceWrite(ctx context.Context, _ queue.Repo) 
 	}, nil
 }
 
+// budgetedWorld is a service over a budgetedGitHub with one queue (no
+// comments) and one entry, whose state set changes as the queue's holder
+// would (saved, its surface touched).
+type budgetedWorld struct {
+	g   *budgetedGitHub
+	svc *service.Service
+	q   *queue.Queue
+	e   *queue.Entry
+	set func(queue.EntryState, queue.Reason)
+}
+
+// newBudgetedWorld builds a budgetedWorld on mem, the service reading it
+// through svcStore (mem itself, or a wrapper of it).
+func newBudgetedWorld(t *testing.T, mem *memstore.Store, svcStore queue.Store) *budgetedWorld {
+	t.Helper()
+	w := &budgetedWorld{g: &budgetedGitHub{surfaceGitHub: newSurfaceGitHub(), asked: make(chan struct{}), grant: make(chan struct{})}}
+	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	w.svc = service.NewService(svcStore, w.g, service.Options{Now: func() time.Time { return now }, ReconcileEvery: time.Minute})
+	ctx := context.Background()
+	s := queue.DefaultSettings()
+	s.CommentsEnabled = false
+	q, err := w.svc.CreateQueue(ctx, opsKey, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.q = q
+	w.e = &queue.Entry{ID: "entry-1", QueueID: q.ID, PRNumber: 1, SubmittedAt: now, PriorityName: "medium", PriorityValue: 100,
+		Source: "comment", PRSHA: "head1"}
+	w.set = func(st queue.EntryState, reason queue.Reason) {
+		w.e.State, w.e.StateReason = st, reason
+		if err := mem.SaveEntry(ctx, w.e); err != nil {
+			t.Error(err)
+		}
+		if err := mem.TouchSurface(ctx, q.ID, w.e.ID); err != nil {
+			t.Error(err)
+		}
+	}
+	return w
+}
+
 // With writes budgeted, the reconciler waits for the budget before it
 // composes a PR's surfaces: the states the entry went through while it
 // waited are skipped, the newest is written once, and the reservation is
 // released.
 func TestReconcilerWaitsForBudgetThenWritesTheNewestState(t *testing.T) {
 	t.Parallel()
-	g := &budgetedGitHub{surfaceGitHub: newSurfaceGitHub(), asked: make(chan struct{}), grant: make(chan struct{})}
 	store := memstore.New()
-	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	svc := service.NewService(store, g, service.Options{Now: func() time.Time { return now }, ReconcileEvery: time.Minute})
-	ctx := context.Background()
-	s := queue.DefaultSettings()
-	s.CommentsEnabled = false
-	q, err := svc.CreateQueue(ctx, opsKey, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &queue.Entry{ID: "entry-1", QueueID: q.ID, PRNumber: 1, SubmittedAt: now, PriorityName: "medium", PriorityValue: 100,
-		Source: "comment", PRSHA: "head1"}
-	set := func(st queue.EntryState, reason queue.Reason) {
-		t.Helper()
-		e.State, e.StateReason = st, reason
-		if err := store.SaveEntry(ctx, e); err != nil {
-			t.Fatal(err)
-		}
-		if err := store.TouchSurface(ctx, q.ID, e.ID); err != nil {
-			t.Fatal(err)
-		}
-	}
+	w := newBudgetedWorld(t, store, store)
+	g, svc, q, e, set, ctx := w.g, w.svc, w.q, w.e, w.set, context.Background()
 	set(queue.StatePending, queue.ReasonAdmitted)
 	done := make(chan error, 1)
 	go func() { _, err := svc.Reconciler().Pass(ctx); done <- err }()

@@ -106,6 +106,18 @@ func (b *sweepBook) started(queues []*queue.Queue) {
 // (the scratch one and its queues' test prefixes), in the order of their
 // full names.
 func patrolRound(queues []*queue.Queue) []owedSweep {
+	byRepo := sweepsByRepo(queues)
+	round := make([]owedSweep, 0, len(byRepo))
+	for _, o := range byRepo {
+		round = append(round, *o)
+	}
+	slices.SortFunc(round, func(x, y owedSweep) int { return compareRepos(x.repo.Fold(), y.repo.Fold()) })
+	return round
+}
+
+// sweepsByRepo returns a sweep per repository of queues (keys folded),
+// each of the scratch prefix and those queues' test branch prefixes.
+func sweepsByRepo(queues []*queue.Queue) map[queue.Repo]*owedSweep {
 	byRepo := map[queue.Repo]*owedSweep{}
 	for _, q := range queues {
 		folded := q.Key.Repo.Fold()
@@ -118,12 +130,7 @@ func patrolRound(queues []*queue.Queue) []owedSweep {
 			o.prefixes = append(o.prefixes, p)
 		}
 	}
-	round := make([]owedSweep, 0, len(byRepo))
-	for _, o := range byRepo {
-		round = append(round, *o)
-	}
-	slices.SortFunc(round, func(x, y owedSweep) int { return compareRepos(x.repo.Fold(), y.repo.Fold()) })
-	return round
+	return byRepo
 }
 
 // patrolDue reports whether the patrol may sweep a repository now: the

@@ -225,6 +225,19 @@ type RunOptions struct {
 	// checked every tenth of it, at least every minute of simulated time).
 	// For estimates whose only question is "faster than this?".
 	GiveUpBeyond time.Duration
+	// Resubmit submits every good PR our engine rejects (a flake) again,
+	// ResubmitAfter later, as its author would: its time-to-merge then
+	// runs from its first arrival to its merge and its runs count in runs
+	// per merge, so a setting that rejects good PRs is not priced as if
+	// they had vanished. For estimates (TuneEvaluator), not for reports:
+	// the baselines do not resubmit.
+	Resubmit bool
+	// CommonRandom draws each CI run's duration and flake from the seed,
+	// the PR it tests and how many runs of that PR came before, instead of
+	// in the order the runs start: settings simulated on one seed then see
+	// the same CI for the same run of a PR, so their differences are less
+	// noisy (common random numbers). For estimates.
+	CommonRandom bool
 }
 
 func (o RunOptions) maxDrain() time.Duration {

@@ -65,7 +65,7 @@ func (r *oursRun) startTuning(c OursConfig, settings queue.Settings) {
 // retune feeds the conclusions since the last look, lets the tuner choose
 // and applies a change as a settings update.
 func (r *oursRun) retune() {
-	if r.arrived == len(r.prs) && r.active == 0 {
+	if r.drained() {
 		return
 	}
 	r.sim.After(RetuneEvery, r.retune)

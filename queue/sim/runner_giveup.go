@@ -15,7 +15,7 @@ func (r *oursRun) watchWaits(limit time.Duration) {
 	skip := int(math.Floor(r.w.Warmup * float64(len(r.prs))))
 	var check func()
 	check = func() {
-		if r.arrived == len(r.prs) && r.active == 0 {
+		if r.drained() {
 			return
 		}
 		active, err := r.store.ListActiveEntries(r.ctx, r.q.ID)

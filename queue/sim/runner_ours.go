@@ -71,13 +71,28 @@ type oursRun struct {
 	auto    *autoRun // ours(auto) only (runner_auto.go)
 	lean    bool     // no reconciler passes (RunOptions.Lean)
 	beyond  bool     // the p95 exceeds RunOptions.GiveUpBeyond (runner_giveup.go)
+
+	// RunOptions.Resubmit and CommonRandom (runner_resubmit.go).
+	resubmit     bool
+	resubmitEv   int64 // the last event looked at for rejections
+	resubmitting int   // rejected good PRs waiting to be submitted again
+	commonRandom bool
+	seed         uint64
+	attempts     map[int]int // PR number → runs of it as the last PR of the tree
+}
+
+// drained reports whether every PR arrived and none is in the queue or
+// about to be submitted again.
+func (r *oursRun) drained() bool {
+	return r.arrived == len(r.prs) && r.active == 0 && r.resubmitting == 0
 }
 
 func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duration, maxQueue int, opts RunOptions) (Result, error) {
 	ctx := context.Background()
 	s := NewSim()
 	r := &oursRun{ctx: ctx, sim: s, w: w, prs: prs, rec: NewRecorder(prs), number: make([]int, len(prs)),
-		index: map[int]int{}, ci: rand.New(rand.NewPCG(seed, 0xc1c1c1c1)), lean: opts.Lean}
+		index: map[int]int{}, ci: rand.New(rand.NewPCG(seed, 0xc1c1c1c1)), lean: opts.Lean,
+		resubmit: opts.Resubmit, commonRandom: opts.CommonRandom, seed: seed, attempts: map[int]int{}}
 	settings := p.Ours.Settings()
 	r.world = NewWorld(WorldConfig{Repo: simRepo, Branch: simBranch, Checks: []string{CICheck}, Now: s.Now})
 	r.world.SetMaxInFlight(p.Ours.maxInFlight())
@@ -124,7 +139,7 @@ func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duratio
 			stopped = overflow(s, r.active)
 			return true
 		}
-		return r.arrived == len(prs) && r.active == 0 && r.soon == nil
+		return r.drained() && r.soon == nil
 	})
 	if err := r.collect(); err != nil {
 		return Result{}, err
@@ -181,8 +196,9 @@ func (r *oursRun) arrive(pr PR) {
 // published starts the CI of a test branch (called by the World while the
 // engine builds it, so it only schedules).
 func (r *oursRun) published(job CIJob) {
-	dur := r.w.SampleCI(r.ci)
-	flaked := r.ci.Float64() < r.w.FlakeRateAt(job.PublishedAt.Sub(Epoch))
+	rng := r.ciRand(job)
+	dur := r.w.SampleCI(rng)
+	flaked := rng.Float64() < r.w.FlakeRateAt(job.PublishedAt.Sub(Epoch))
 	pass := r.world.Intrinsic(job.SHA) && !flaked
 	r.rec.Runs++
 	r.sim.AtTime(job.PublishedAt.Add(dur), func() { r.finishCI(job, pass) })
@@ -231,6 +247,9 @@ func (r *oursRun) sync() {
 		r.active = len(active)
 	}
 	r.observeConclusions()
+	if r.resubmit {
+		r.resubmitRejected()
+	}
 	if !r.lean && r.showing() {
 		r.reconcile(true)
 	}

@@ -1,0 +1,63 @@
+package sim
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+)
+
+// ResubmitAfter is how long after a false rejection a good PR is submitted
+// again in a run with RunOptions.Resubmit: its author sees the flaky
+// failure and puts it back.
+const ResubmitAfter = 10 * time.Minute
+
+// resubmitRejected submits again, ResubmitAfter later, every good PR the
+// engine rejected since the last call (RunOptions.Resubmit). The PR keeps
+// its arrival: its time-to-merge counts the rejection, the wait and its
+// second pass through the queue, and its runs count in runs per merge.
+func (r *oursRun) resubmitRejected() {
+	evs, err := r.store.ListEvents(r.ctx, r.q.ID, r.sim.Now().Add(-time.Minute))
+	if err != nil {
+		r.fail(fmt.Errorf("failed to list events: %w", err))
+		return
+	}
+	for _, ev := range evs {
+		if ev.ID <= r.resubmitEv {
+			continue
+		}
+		r.resubmitEv = ev.ID
+		i, ok := r.index[ev.PRNumber]
+		if ev.To != queue.StateFailed || !ok || r.prs[i].Bad {
+			continue
+		}
+		n := ev.PRNumber
+		r.resubmitting++
+		r.sim.After(ResubmitAfter, func() {
+			r.resubmitting--
+			if _, err := r.svc.Submit(r.ctx, queue.SubmitRequest{Key: r.q.Key, PRNumber: n, Submitter: "sim", Source: "api"}); err != nil {
+				r.fail(fmt.Errorf("failed to resubmit #%d: %w", n, err))
+			}
+			r.observeArrival()
+			r.wake()
+		})
+	}
+}
+
+// ciRand is the source of the CI duration and flake of job: the run's own
+// sequence (r.ci), or with RunOptions.CommonRandom one drawn from the seed,
+// the PR the run tests (the last of its tree) and how many runs of that PR
+// came before, so that candidate settings simulated on one seed give a
+// PR's n-th run the same duration and flake (common random numbers).
+func (r *oursRun) ciRand(job CIJob) *rand.Rand {
+	if !r.commonRandom || len(job.Contains) == 0 {
+		return r.ci
+	}
+	top := job.Contains[len(job.Contains)-1]
+	r.attempts[top]++
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%d/%d", r.seed, r.index[top], r.attempts[top])
+	return rand.New(rand.NewPCG(h.Sum64(), 0xc1c1c1c1))
+}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -12,8 +13,14 @@ import (
 // TuneEvaluator estimates a tuning (autotune.Evaluator) by running our
 // engine on a workload fitted to the observation: Poisson arrivals at the
 // observed rate, the observed log-normal CI, failure and flake rates, over
-// EvalPRs(rate) PRs on each of EvalSeeds; the estimate is the median p95
-// and the mean runs per merge, and it keeps up when every seed did.
+// EvalPRs(rate) PRs on each of EvalSeeds; the estimate is the p95 of the
+// seeds' times-to-merge pooled (the median of their p95s when some gave
+// up, EvaluateWithin) and the mean runs per merge, and it keeps up when
+// every seed did. A good
+// PR the engine rejects (a flake) comes back ResubmitAfter later
+// (RunOptions.Resubmit), so its extra wait and runs count, and every
+// candidate sees the same CI for the same run of a PR on a seed
+// (RunOptions.CommonRandom), so their differences are less noisy.
 // Estimates are a pure function of (observation, tuning), cached by them
 // for the life of the process (the Tuner passes fitted observations, so
 // nearby ones share an entry).
@@ -81,8 +88,9 @@ func (e TuneEvaluator) EvaluateWithin(obs autotune.Observation, t autotune.Tunin
 	seeds := e.seeds()
 	p95 := make([]float64, 0, len(seeds))
 	gaveUp := 0
+	var pooled []time.Duration
 	for _, seed := range seeds {
-		res, err := Run(w, PolicySpec{Kind: KindOurs, Ours: OursFromTuning(t)}, seed, RunOptions{Lean: true, GiveUpBeyond: limit})
+		res, err := Run(w, PolicySpec{Kind: KindOurs, Ours: OursFromTuning(t)}, seed, RunOptions{Lean: true, GiveUpBeyond: limit, Resubmit: true, CommonRandom: true})
 		if err != nil {
 			return autotune.Estimate{}, fmt.Errorf("failed to simulate %s: %w", t, err)
 		}
@@ -96,6 +104,7 @@ func (e TuneEvaluator) EvaluateWithin(obs autotune.Observation, t autotune.Tunin
 		default:
 			p95 = append(p95, float64(res.P95.D))
 		}
+		pooled = append(pooled, res.Waits...)
 		est.RunsPerMerge += res.RunsPerMerge / float64(len(seeds))
 		if 2*gaveUp > len(seeds) {
 			break
@@ -111,6 +120,9 @@ func (e TuneEvaluator) EvaluateWithin(obs autotune.Observation, t autotune.Tunin
 		key.limit = 0 // a full estimate answers every limit
 	}
 	est.P95 = time.Duration(median)
+	if gaveUp == 0 && len(pooled) > 0 {
+		est.P95 = pooledP95(pooled)
+	}
 	if !est.KeptUp {
 		est.P95 = time.Duration(math.MaxInt64)
 	}
@@ -130,4 +142,12 @@ func OursFromTuning(t autotune.Tuning) OursConfig {
 		c.BisectionConcurrency = t.BisectionConcurrency
 	}
 	return c
+}
+
+// pooledP95 is the 95th percentile of the times-to-merge of every seed
+// together: the tail of a few hundred PRs, less noisy than the median of
+// each seed's p95 (about the 5th longest wait of a hundred).
+func pooledP95(waits []time.Duration) time.Duration {
+	slices.Sort(waits)
+	return waits[max(int(math.Ceil(0.95*float64(len(waits))))-1, 0)]
 }

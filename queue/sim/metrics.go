@@ -118,6 +118,10 @@ type Result struct {
 	// GitHubByCall splits the requests by port method (nil for the
 	// baselines).
 	GitHubByCall map[string]GitHubCost
+	// Waits are the times-to-merge behind the percentiles, ascending: of
+	// the merged PRs after the warm-up, and of those still open their wait
+	// so far (TuneEvaluator pools them over seeds).
+	Waits []time.Duration
 	// MaxDepth is the largest number of PRs in the queue at once.
 	MaxDepth int
 	// Thirds are the median time-to-merge of the merged PRs that arrived
@@ -224,6 +228,10 @@ func Summarize(policy string, w Workload, rec *Recorder, end time.Duration) Resu
 		return Quantile{D: ttm[k].d, AtLeast: atLeast}
 	}
 	res.P50, res.P95, res.P99 = pct(0.50), pct(0.95), pct(0.99)
+	res.Waits = make([]time.Duration, len(ttm))
+	for i, s := range ttm {
+		res.Waits[i] = s.d
+	}
 	if decidedN > 0 {
 		res.MeanDecision = time.Duration(decidedHours / float64(decidedN) * float64(time.Hour))
 	}

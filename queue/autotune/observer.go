@@ -32,7 +32,8 @@ type Observation struct {
 	CIMedian time.Duration
 	CISigma  float64
 	// FailRate is the share of the PRs concluded in the window that the
-	// queue rejected.
+	// queue rejected (a PR rejected and then merged at the same head,
+	// ConcludedHead, counts once, merged).
 	FailRate float64
 	// FlakeRate is the share of runs of good trees that failed: a failed
 	// run is a flake once every PR of its tree proved good (merged, or in
@@ -57,16 +58,19 @@ type Observer struct {
 	// good is when each PR last proved good; bad the PRs rejected.
 	good map[int]time.Time
 	bad  map[int]time.Time
+	// rejectedAt is the head each PR in bad was rejected at, if known.
+	rejectedAt map[int]string
 }
 
 type conclusion struct {
 	at     time.Time
+	pr     int
 	merged bool
 }
 
 // NewObserver returns an observer over the given window (at least a minute).
 func NewObserver(window time.Duration) *Observer {
-	return &Observer{window: max(window, time.Minute), good: map[int]time.Time{}, bad: map[int]time.Time{}}
+	return &Observer{window: max(window, time.Minute), good: map[int]time.Time{}, bad: map[int]time.Time{}, rejectedAt: map[int]string{}}
 }
 
 // Window is the span the observer keeps.
@@ -103,16 +107,37 @@ func (o *Observer) RunFinished(r RunResult) {
 
 // Concluded records a PR's conclusion: merged, or rejected by the queue
 // (a PR removed by its author is no conclusion of the queue's: do not
-// report it).
+// report it). It is ConcludedHead without the PR's head: a PR rejected and
+// later merged then counts as one rejection and one merge.
 func (o *Observer) Concluded(at time.Time, pr int, merged bool) {
+	o.ConcludedHead(at, pr, "", merged)
+}
+
+// ConcludedHead records a PR's conclusion with the head commit it
+// concluded at (""  = unknown). A PR rejected at a head and later merged at
+// the same head (submitted again unchanged) was rejected by a flake: the
+// rejection no longer counts as a failure of a PR and the failed runs of
+// trees holding it count as flakes, so a queue that absorbs no flakes
+// (depth 0), where every flake rejects a PR, still sees its flake rate
+// once PRs come back. A PR merged at another head (fixed after the
+// rejection) keeps both conclusions.
+func (o *Observer) ConcludedHead(at time.Time, pr int, head string, merged bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.start(at)
-	o.concluded = append(o.concluded, conclusion{at: at, merged: merged})
+	if merged && head != "" && o.rejectedAt[pr] == head {
+		delete(o.bad, pr)
+		o.concluded = slices.DeleteFunc(o.concluded, func(c conclusion) bool { return c.pr == pr && !c.merged })
+	}
+	delete(o.rejectedAt, pr)
+	o.concluded = append(o.concluded, conclusion{at: at, pr: pr, merged: merged})
 	if merged {
 		o.good[pr] = at
 	} else {
 		o.bad[pr] = at
+		if head != "" {
+			o.rejectedAt[pr] = head
+		}
 	}
 }
 
@@ -134,6 +159,7 @@ func (o *Observer) prune(now time.Time) {
 		for pr, at := range m {
 			if at.Before(old) {
 				delete(m, pr)
+				delete(o.rejectedAt, pr)
 			}
 		}
 	}

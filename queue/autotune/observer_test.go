@@ -3,6 +3,7 @@ package autotune
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -138,5 +139,55 @@ func TestObserverKeepsEnoughOfAQuietQueue(t *testing.T) {
 	}
 	if math.Abs(obs.ArrivalsPerHour/2-1) > 0.35 {
 		t.Errorf("%.2f arrivals per hour, want about 2", obs.ArrivalsPerHour)
+	}
+}
+
+// TestObserverSeesFlakesThatRejectedPRs: at depth 0 every flake rejects
+// its PR, so the observer sees failures and no flake; once the rejected
+// PRs come back unchanged and merge (ConcludedHead at the same head), the
+// rejections count as flakes and the failure rate falls to the broken
+// PRs' share. A PR fixed before merging (another head) stays a failure.
+func TestObserverSeesFlakesThatRejectedPRs(t *testing.T) {
+	t.Parallel()
+	o := NewObserver(10 * time.Hour)
+	at := t0
+	head := func(pr int) string { return "sha" + strconv.Itoa(pr) }
+	for pr := 1; pr <= 100; pr++ {
+		at = at.Add(5 * time.Minute)
+		o.Arrived(at)
+		passed := pr%10 != 0 // PRs 10, 20, … fail their run
+		o.RunFinished(RunResult{Started: at.Add(-20 * time.Minute), Finished: at, Passed: passed, Tree: []int{pr}})
+		o.ConcludedHead(at, pr, head(pr), passed)
+	}
+	before := o.Observe(at)
+	if math.Abs(before.FailRate-0.10) > 1e-9 || before.FlakeRate != 0 {
+		t.Fatalf("before the resubmissions: failure rate %.3f, flake rate %.3f; want 0.10 and 0", before.FailRate, before.FlakeRate)
+	}
+	// PRs 10..80 come back unchanged and pass: flakes. PR 90 is fixed
+	// (a new head) and passes; PR 100 stays rejected.
+	for pr := 10; pr <= 90; pr += 10 {
+		at = at.Add(5 * time.Minute)
+		h := head(pr)
+		if pr == 90 {
+			h += "-fixed"
+		}
+		o.RunFinished(RunResult{Started: at.Add(-20 * time.Minute), Finished: at, Passed: true, Tree: []int{pr}})
+		o.ConcludedHead(at, pr, h, true)
+	}
+	after := o.Observe(at)
+	if math.Abs(after.FailRate-2.0/101) > 1e-9 {
+		t.Errorf("failure rate %.4f after 8 flaky rejections came back, want 2/101 (PRs 90 and 100 failed)", after.FailRate)
+	}
+	if after.FlakeRate < 0.07 {
+		t.Errorf("flake rate %.3f, want the 8 rejected runs of unchanged PRs counted as flakes (8 of 108)", after.FlakeRate)
+	}
+	// Concluded, which knows no head, infers nothing.
+	o2 := NewObserver(10 * time.Hour)
+	o2.Arrived(t0)
+	o2.RunFinished(RunResult{Started: t0, Finished: t0.Add(time.Minute), Passed: false, Tree: []int{1}})
+	o2.Concluded(t0.Add(time.Minute), 1, false)
+	o2.Concluded(t0.Add(2*time.Minute), 1, true)
+	if got := o2.Observe(t0.Add(3 * time.Minute)); got.FailRate != 0.5 {
+		t.Errorf("without heads: failure rate %.2f, want 0.5 (one rejection, one merge)", got.FailRate)
 	}
 }

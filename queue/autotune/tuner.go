@@ -127,8 +127,10 @@ func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 	return c, true, nil
 }
 
-// keepCurrent reports whether the tuning in force is within SwitchMargin
-// of the choice's estimated p95, keeps up and respects the bounds.
+// keepCurrent reports whether the tuning in force keeps up, respects the
+// bounds and is within SwitchMargin of the choice's estimated p95; a
+// choice Leaner than it replaces it unless it is estimated more than
+// ChoiceMargin slower.
 func (t *Tuner) keepCurrent(fitted Observation, ch Choice) (bool, error) {
 	if t.current.Runs() > t.Bounds.MaxRuns || t.current.Validate() != nil {
 		return false, nil
@@ -145,6 +147,11 @@ func (t *Tuner) keepCurrent(fitted Observation, ch Choice) (bool, error) {
 	}
 	if !cur.KeptUp || (t.Bounds.MaxRunsPerMerge > 0 && cur.RunsPerMerge > t.Bounds.MaxRunsPerMerge) {
 		return false, nil
+	}
+	if ch.Tuning.Leaner(t.current, fitted.FailRate > 0 || fitted.FlakeRate > 0) {
+		// Back to a leaner tuning as soon as the estimates cannot tell it
+		// from the one in force (as the chooser would pick it).
+		return float64(ch.Estimate.P95) > (1+ChoiceMargin)*float64(cur.P95), nil
 	}
 	return float64(ch.Estimate.P95) > (1-SwitchMargin)*float64(cur.P95), nil
 }

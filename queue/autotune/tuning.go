@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -64,6 +65,33 @@ func (t Tuning) Runs() int {
 		return t.Concurrency + t.BisectionConcurrency
 	}
 	return t.Concurrency
+}
+
+// Leaner reports whether t spends less than u whatever the traffic, as
+// far as its settings tell: fewer CI runs at once (fewer speculative runs
+// to waste on a failure), or as many and, when flakes are possible
+// (mayFlake), t absorbs them (AbsorbsFlakes: a flake neither rejects a
+// good PR, whose runs are then spent without a merge, nor restarts the
+// runs behind it) while u does not. The chooser prefers the leaner of
+// candidates its estimates cannot tell apart (ChoiceMargin, RunsNoise).
+func (t Tuning) Leaner(u Tuning, mayFlake bool) bool { return leanness(t, u, mayFlake) < 0 }
+
+// AbsorbsFlakes reports whether a flaky failure waits for a run behind it
+// (pendingFailureDepth ≥ 1) whose pass merges it (optimistic merging).
+func (t Tuning) AbsorbsFlakes() bool { return t.PendingFailureDepth >= 1 && t.Optimistic }
+
+// leanness orders a before b (-1) when a is Leaner, after (+1) when b is.
+func leanness(a, b Tuning, mayFlake bool) int {
+	if c := cmp.Compare(a.Runs(), b.Runs()); c != 0 || !mayFlake {
+		return c
+	}
+	switch {
+	case a.AbsorbsFlakes() && !b.AbsorbsFlakes():
+		return -1
+	case b.AbsorbsFlakes() && !a.AbsorbsFlakes():
+		return 1
+	}
+	return 0
 }
 
 // Apply returns s with t's values.

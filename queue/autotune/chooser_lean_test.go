@@ -1,0 +1,76 @@
+package autotune
+
+import (
+	"testing"
+	"time"
+)
+
+// shopifyLike estimates as the simulator does on Shopify-like traffic:
+// k=24 within its noise of k=12 (15 % faster, as many runs per merge),
+// depth 1 as fast as depth 0, batches far slower.
+func shopifyLike(t Tuning) Estimate {
+	e := Estimate{KeptUp: true, P95: 100 * time.Minute, RunsPerMerge: 1.6}
+	if t.Concurrency == 24 {
+		e.P95 = 85 * time.Minute
+	}
+	if t.Batch {
+		e.P95, e.RunsPerMerge = 200*time.Minute, 0.9
+	}
+	if t.PendingFailureDepth > 0 {
+		e.RunsPerMerge += 0.05
+	}
+	return e
+}
+
+// TestChooseTheLeanerOfWhatTheEstimatesCannotTellApart: within
+// ChoiceMargin of the fastest estimate and RunsNoise of its runs per
+// merge, the chooser keeps fewer runs at once and, once failures or
+// flakes were seen, a tuning that absorbs flakes; on a clean observation
+// the estimated runs per merge decide between depth 0 and 1. A candidate
+// clearly faster than the margin is still taken.
+func TestChooseTheLeanerOfWhatTheEstimatesCannotTellApart(t *testing.T) {
+	t.Parallel()
+	b := Bounds{MaxRuns: 24}
+	flaky := Observation{FailRate: 0.05, FlakeRate: 0.02}
+	ch, err := Choose(table{f: shopifyLike}, flaky, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Tuning{Concurrency: 12, PendingFailureDepth: 1, Optimistic: true}); ch.Tuning != want {
+		t.Errorf("failures and flakes seen: chose %s, want %s", ch.Tuning, want)
+	}
+	ch, _ = Choose(table{f: shopifyLike}, Observation{}, b, nil)
+	if want := (Tuning{Concurrency: 12}); ch.Tuning != want {
+		t.Errorf("nothing failed: chose %s, want %s (fewer runs per merge)", ch.Tuning, want)
+	}
+	clearly := func(t Tuning) Estimate {
+		e := shopifyLike(t)
+		if t.Concurrency == 24 {
+			e.P95 = 60 * time.Minute
+		}
+		return e
+	}
+	ch, _ = Choose(table{f: clearly}, flaky, b, nil)
+	if want := (Tuning{Concurrency: 24, PendingFailureDepth: 1, Optimistic: true}); ch.Tuning != want {
+		t.Errorf("k=24 40 %% faster: chose %s, want %s", ch.Tuning, want)
+	}
+}
+
+// TestTunerReturnsToALeanerTuning: k=24 was chosen during a rush; once the
+// estimates put k=12 within ChoiceMargin of it, the tuner goes back to 12
+// runs at once, though k=12 is not faster (SwitchMargin is for costlier
+// changes).
+func TestTunerReturnsToALeanerTuning(t *testing.T) {
+	t.Parallel()
+	o := NewObserver(2 * time.Hour)
+	feed(o, newRng(), t0, 2, 20, 0.05, 0.02, 20*time.Minute, 0)
+	rush := Tuning{Concurrency: 24, PendingFailureDepth: 1, Optimistic: true}
+	tu := NewTuner(o, table{f: shopifyLike}, Bounds{MaxRuns: 24}, rush)
+	c, ok, err := tu.Retune(t0.Add(2 * time.Hour))
+	if err != nil || !ok {
+		t.Fatalf("kept %s: %v", rush, err)
+	}
+	if want := (Tuning{Concurrency: 12, PendingFailureDepth: 1, Optimistic: true}); c.To != want || tu.Current() != want {
+		t.Errorf("changed to %s (in force %s), want %s", c.To, tu.Current(), want)
+	}
+}

@@ -55,3 +55,39 @@ func TestEvaluatorGivesUpOnlyBeyondTheLimit(t *testing.T) {
 		t.Errorf("one run at once within twice k=12's p95: %+v %v", slow, err)
 	}
 }
+
+// TestEvaluatorPoolsTheSeeds: the estimated p95 is the 95th percentile of
+// every seed's times-to-merge together, not the median
+// of per-seed p95s (each about the 5th longest of a hundred): 95 % of the
+// pooled waits are at most the estimate, and fewer are below it.
+func TestEvaluatorPoolsTheSeeds(t *testing.T) {
+	t.Parallel()
+	ev := TuneEvaluator{Seeds: 3, MaxPRs: 60}
+	obs := autotune.Observation{ArrivalsPerHour: 17, CIMedian: 20 * time.Minute, CISigma: 0.5, FailRate: 0.08, FlakeRate: 0.08}.Fitted()
+	tu := autotune.Tuning{Concurrency: 3}
+	est, err := ev.Evaluate(obs, tu)
+	if err != nil || !est.KeptUp {
+		t.Fatalf("%+v %v", est, err)
+	}
+	w := Workload{PRs: ev.EvalPRs(obs.ArrivalsPerHour), RatePerHour: obs.ArrivalsPerHour, CIMedian: obs.CIMedian,
+		CISigma: obs.CISigma, FailRate: obs.FailRate, FlakeRate: obs.FlakeRate, Warmup: 0.1}
+	var atMost, below, n int
+	for _, seed := range Seeds(1, 3) {
+		res, err := Run(w, PolicySpec{Kind: KindOurs, Ours: OursFromTuning(tu)}, seed, RunOptions{Lean: true, Resubmit: true, CommonRandom: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range res.Waits {
+			n++
+			if d <= est.P95 {
+				atMost++
+			}
+			if d < est.P95 {
+				below++
+			}
+		}
+	}
+	if n < 120 || float64(atMost) < 0.95*float64(n) || float64(below) >= 0.95*float64(n) {
+		t.Errorf("estimate %v: %d of %d pooled waits at most it, %d below; want it the pooled 95th percentile", est.P95, atMost, n, below)
+	}
+}

@@ -3,7 +3,8 @@
 // the CI duration distribution, the share of PRs that fail and the flake
 // rate of runs, from the queue's events; a Chooser picks, within the
 // user's Bounds, the candidate setting (a Tuning) with the lowest
-// estimated p95 time-to-merge, estimating each with an Evaluator (the
+// estimated p95 time-to-merge or a leaner one within ChoiceMargin of it
+// (Tuning.Leaner), estimating each with an Evaluator (the
 // simulator, queue/sim, on a workload fitted to the observation); a Tuner
 // runs the two at intervals and explains each change (Change.Reason).
 //

@@ -82,15 +82,14 @@ func (e TuneEvaluator) EvaluateWithin(obs autotune.Observation, t autotune.Tunin
 	if obs.ArrivalsPerHour <= 0 || obs.CIMedian <= 0 {
 		return autotune.Estimate{}, fmt.Errorf("cannot fit a workload without arrivals and CI durations")
 	}
-	w := Workload{PRs: e.EvalPRs(obs.ArrivalsPerHour), RatePerHour: obs.ArrivalsPerHour, CIMedian: obs.CIMedian,
-		CISigma: obs.CISigma, FailRate: min(obs.FailRate, 0.9), FlakeRate: min(obs.FlakeRate, 0.9), Warmup: 0.1}
+	w := e.workload(obs)
 	est := autotune.Estimate{KeptUp: true}
 	seeds := e.seeds()
 	p95 := make([]float64, 0, len(seeds))
 	gaveUp := 0
 	var pooled []time.Duration
 	for _, seed := range seeds {
-		res, err := Run(w, PolicySpec{Kind: KindOurs, Ours: OursFromTuning(t)}, seed, RunOptions{Lean: true, GiveUpBeyond: limit, Resubmit: true, CommonRandom: true})
+		res, err := Run(w, PolicySpec{Kind: KindOurs, Ours: OursFromTuning(t)}, seed, estimateOptions(limit))
 		if err != nil {
 			return autotune.Estimate{}, fmt.Errorf("failed to simulate %s: %w", t, err)
 		}
@@ -142,6 +141,19 @@ func OursFromTuning(t autotune.Tuning) OursConfig {
 		c.BisectionConcurrency = t.BisectionConcurrency
 	}
 	return c
+}
+
+// workload is the workload fitted to obs that the estimates simulate.
+func (e TuneEvaluator) workload(obs autotune.Observation) Workload {
+	return Workload{PRs: e.EvalPRs(obs.ArrivalsPerHour), RatePerHour: obs.ArrivalsPerHour, CIMedian: obs.CIMedian,
+		CISigma: obs.CISigma, FailRate: min(obs.FailRate, 0.9), FlakeRate: min(obs.FlakeRate, 0.9), Warmup: 0.1}
+}
+
+// estimateOptions are the options of an estimate's runs, given up beyond
+// limit (0: never): lean, resubmitting falsely rejected PRs, with common
+// random numbers.
+func estimateOptions(limit time.Duration) RunOptions {
+	return RunOptions{Lean: true, GiveUpBeyond: limit, Resubmit: true, CommonRandom: true}
 }
 
 // pooledP95 is the 95th percentile of the times-to-merge of every seed

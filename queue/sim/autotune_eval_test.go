@@ -69,11 +69,9 @@ func TestEvaluatorPoolsTheSeeds(t *testing.T) {
 	if err != nil || !est.KeptUp {
 		t.Fatalf("%+v %v", est, err)
 	}
-	w := Workload{PRs: ev.EvalPRs(obs.ArrivalsPerHour), RatePerHour: obs.ArrivalsPerHour, CIMedian: obs.CIMedian,
-		CISigma: obs.CISigma, FailRate: obs.FailRate, FlakeRate: obs.FlakeRate, Warmup: 0.1}
 	var atMost, below, n int
-	for _, seed := range Seeds(1, 3) {
-		res, err := Run(w, PolicySpec{Kind: KindOurs, Ours: OursFromTuning(tu)}, seed, RunOptions{Lean: true, Resubmit: true, CommonRandom: true})
+	for _, seed := range ev.seeds() {
+		res, err := Run(ev.workload(obs), PolicySpec{Kind: KindOurs, Ours: OursFromTuning(tu)}, seed, estimateOptions(0))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -131,16 +131,7 @@ func (r *oursRun) observeConclusions() {
 		return
 	}
 	r.observeRuns()
-	evs, err := r.store.ListEvents(r.ctx, r.q.ID, r.sim.Now().Add(-time.Minute))
-	if err != nil {
-		r.fail(fmt.Errorf("failed to list events: %w", err))
-		return
-	}
-	for _, ev := range evs {
-		if ev.ID <= r.auto.lastEv {
-			continue
-		}
-		r.auto.lastEv = ev.ID
+	for _, ev := range r.newEvents(&r.auto.lastEv) {
 		switch ev.To {
 		case queue.StateMerged:
 			r.auto.obs.Concluded(ev.At, ev.PRNumber, true)

@@ -9,6 +9,26 @@ import (
 	"github.com/mergequeue/mq/queue"
 )
 
+// newEvents returns the queue's events of the last minute after *cursor
+// (an event ID) and moves *cursor past them; nil after a failure (r.fail).
+// Each reader (the tuner's observer, the resubmissions) keeps its own
+// cursor.
+func (r *oursRun) newEvents(cursor *int64) []queue.Event {
+	evs, err := r.store.ListEvents(r.ctx, r.q.ID, r.sim.Now().Add(-time.Minute))
+	if err != nil {
+		r.fail(fmt.Errorf("failed to list events: %w", err))
+		return nil
+	}
+	var out []queue.Event
+	for _, ev := range evs {
+		if ev.ID > *cursor {
+			out = append(out, ev)
+			*cursor = ev.ID
+		}
+	}
+	return out
+}
+
 // ResubmitAfter is how long after a false rejection a good PR is submitted
 // again in a run with RunOptions.Resubmit: its author sees the flaky
 // failure and puts it back.
@@ -19,16 +39,7 @@ const ResubmitAfter = 10 * time.Minute
 // its arrival: its time-to-merge counts the rejection, the wait and its
 // second pass through the queue, and its runs count in runs per merge.
 func (r *oursRun) resubmitRejected() {
-	evs, err := r.store.ListEvents(r.ctx, r.q.ID, r.sim.Now().Add(-time.Minute))
-	if err != nil {
-		r.fail(fmt.Errorf("failed to list events: %w", err))
-		return
-	}
-	for _, ev := range evs {
-		if ev.ID <= r.resubmitEv {
-			continue
-		}
-		r.resubmitEv = ev.ID
+	for _, ev := range r.newEvents(&r.resubmitEv) {
 		i, ok := r.index[ev.PRNumber]
 		if ev.To != queue.StateFailed || !ok || r.prs[i].Bad {
 			continue

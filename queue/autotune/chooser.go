@@ -173,8 +173,9 @@ func Choose(ev Evaluator, obs Observation, b Bounds, now func() time.Time) (Choi
 // per merge where they differ by more than RunsNoise, else the leanest
 // (Leaner, flake absorption counting only when the observation holds
 // failures or flakes: at depth 0 a flake is seen as a failure), else the
-// one with the fewest estimated runs per merge. When none keeps up within the bound, it keeps the cheapest that
-// keeps up, else the cheapest of all. now measures the time taken (nil =
+// one with the fewest estimated runs per merge. When none keeps up within
+// the bound, it keeps the cheapest that keeps up, else the cheapest of
+// all. now measures the time taken (nil =
 // no measure). With a budget (> 0, and now set), it stops estimating once
 // the budget is spent and chooses among the candidates estimated so far
 // (Choice.Partial): a retuning then never takes much longer than the
@@ -224,7 +225,7 @@ func ChooseWithin(ev Evaluator, obs Observation, b Bounds, now func() time.Time,
 	}
 	var pick *cand
 	cheaper := func(a, b cand) int { return cmp.Compare(a.e.RunsPerMerge, b.e.RunsPerMerge) }
-	mayFlake := obs.FailRate > 0 || obs.FlakeRate > 0
+	mayFlake := obs.MayFlake()
 	leaner := func(a, b cand) int {
 		if ra, rb := a.e.RunsPerMerge, b.e.RunsPerMerge; math.Abs(ra-rb) > RunsNoise*min(ra, rb) {
 			return cheaper(a, b)

@@ -68,6 +68,11 @@ type conclusion struct {
 	merged bool
 }
 
+// MayFlake reports whether the observation holds failures or flakes: at
+// depth 0 a flake is seen as a failure, so either may be flakes that a
+// tuning absorbing them (Tuning.AbsorbsFlakes) would spare.
+func (o Observation) MayFlake() bool { return o.FailRate > 0 || o.FlakeRate > 0 }
+
 // NewObserver returns an observer over the given window (at least a minute).
 func NewObserver(window time.Duration) *Observer {
 	return &Observer{window: max(window, time.Minute), good: map[int]time.Time{}, bad: map[int]time.Time{}, rejectedAt: map[int]string{}}

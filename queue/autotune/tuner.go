@@ -148,7 +148,7 @@ func (t *Tuner) keepCurrent(fitted Observation, ch Choice) (bool, error) {
 	if !cur.KeptUp || (t.Bounds.MaxRunsPerMerge > 0 && cur.RunsPerMerge > t.Bounds.MaxRunsPerMerge) {
 		return false, nil
 	}
-	if ch.Tuning.Leaner(t.current, fitted.FailRate > 0 || fitted.FlakeRate > 0) {
+	if ch.Tuning.Leaner(t.current, fitted.MayFlake()) {
 		// Back to a leaner tuning as soon as the estimates cannot tell it
 		// from the one in force (as the chooser would pick it).
 		return float64(ch.Estimate.P95) > (1+ChoiceMargin)*float64(cur.P95), nil

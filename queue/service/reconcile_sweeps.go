@@ -30,8 +30,9 @@ const maxSweepsPerInterval = 50
 // last swept. A repository is owed a sweep while it has an active queue
 // or a recorded run branch (busy: at most one sweep per interval) and
 // once more after that, when it is no longer busy; and when this process
-// dropped the records of some of its branches (oweSweep). At most maxSweepsPerInterval sweeps start in an
-// interval, the busy repositories first. Besides, a patrol sweeps the
+// dropped the records of some of its branches (oweSweep). At most
+// maxSweepsPerInterval sweeps start in an interval, the busy repositories
+// first. Besides, a patrol sweeps the
 // repositories with a queue one per interval in turn (nextPatrol). It
 // lives in memory and is safe to lose: a restart sweeps every repository.
 type sweepBook struct {
@@ -143,10 +144,16 @@ func (b *sweepBook) patrolDue(now time.Time, every time.Duration) (due, needRoun
 	if b.startup || b.inWindow >= maxSweepsPerInterval {
 		return false, false
 	}
-	if !b.patrolAt.IsZero() && now.Sub(b.patrolAt) < every && !now.Before(b.patrolAt) {
+	if !b.patrolAt.IsZero() && withinInterval(b.patrolAt, now, every) {
 		return false, false
 	}
 	return true, len(b.patrol) == 0
+}
+
+// withinInterval reports whether at is less than every before now (and not after
+// it: a clock set back counts as a new interval).
+func withinInterval(at, now time.Time, every time.Duration) bool {
+	return now.Sub(at) < every && !now.Before(at)
 }
 
 // patrolFrom begins a new round of the patrol over queues' repositories.
@@ -175,7 +182,7 @@ func (b *sweepBook) nextPatrol(now time.Time, every time.Duration) (owedSweep, b
 		if b.owed[folded] != nil {
 			continue
 		}
-		if at, ok := b.swept[folded]; ok && now.Sub(at) < every && !now.Before(at) {
+		if at, ok := b.swept[folded]; ok && withinInterval(at, now, every) {
 			continue
 		}
 		b.patrolAt = now
@@ -213,7 +220,7 @@ func (b *sweepBook) oweLocked(repo queue.Repo, prefix string) {
 func (b *sweepBook) due(now time.Time, every time.Duration, busy map[queue.Repo]bool) []owedSweep {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if now.Sub(b.windowStart) >= every || now.Before(b.windowStart) {
+	if !withinInterval(b.windowStart, now, every) {
 		b.windowStart, b.inWindow = now, 0
 	}
 	for f, at := range b.swept {
@@ -223,7 +230,7 @@ func (b *sweepBook) due(now time.Time, every time.Duration, busy map[queue.Repo]
 	}
 	var out []owedSweep
 	for f, o := range b.owed {
-		if at, ok := b.swept[f]; ok && now.Sub(at) < every && !now.Before(at) {
+		if at, ok := b.swept[f]; ok && withinInterval(at, now, every) {
 			continue
 		}
 		c := *o

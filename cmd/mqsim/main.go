@@ -54,6 +54,8 @@ type options struct {
 	// gitBuilds charges ours' test branches as the git builder builds them.
 	gitBuilds bool
 	noAuto    bool // leave ours(auto) out
+	// autoMaxRuns > 0 runs ours(auto) alone, bounded by that many runs.
+	autoMaxRuns int
 	// fastForward lands ours' passed units by fast-forward.
 	fastForward bool
 	floor       bool // print the preset's in-order floors (floor.go)
@@ -128,6 +130,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.fastForward, "fast-forward", false, "every policy of ours: land each passed unit by one fast-forward of the target branch (fastForwardLanding, mergeMethod merge_commit) instead of one PR merge per PR")
 	fs.BoolVar(&o.floor, "floor", false, "print the preset's in-order floors instead of simulating: how close to the Oracle a queue that merges in dependency order can come, per seed (-seed, -seeds, -prs)")
 	fs.IntVar(&o.ours.CheckRetries, "ours-retries", 0, "our checkRetries: a run that failed on its check is tried again on a new test commit")
+	fs.IntVar(&o.autoMaxRuns, "ours-auto", 0, "run only ours(auto), the self-tuning queue, with at most this many CI runs at once (the other -ours-* flags do not apply)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -143,6 +146,12 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		o.ours.Mode = m
 	}
 	o.ours.Batch = o.ours.BatchingMinSize > 0
+	if o.autoMaxRuns < 0 {
+		return o, fmt.Errorf("-ours-auto must not be negative, got %d", o.autoMaxRuns)
+	}
+	if o.autoMaxRuns > 0 {
+		o.ours = sim.AutoConfig(o.ours.Mode, o.autoMaxRuns)
+	}
 	switch {
 	case o.seeds < 0:
 		return o, fmt.Errorf("-seeds must be positive, got %d", o.seeds)
@@ -202,7 +211,7 @@ func selectPolicies(p sim.Preset, o options) ([]sim.PolicySpec, error) {
 	}
 	if want[sim.KindOurs] && o.oursSet {
 		cfg := o.ours
-		if cfg.Concurrency == 0 {
+		if cfg.Concurrency == 0 && !cfg.AutoTune {
 			cfg.Concurrency = p.Concurrency
 		}
 		if cfg.Mode == "" && p.Workload.Targets > 0 {

@@ -99,3 +99,28 @@ func TestNoAutoLeavesOutOursAuto(t *testing.T) {
 		}
 	}
 }
+
+// TestOursAutoRunsOnlyTheSelfTuningQueue: -ours-auto N replaces our rows
+// with ours(auto) bounded by N runs at once (the baselines asked for stay);
+// a negative bound is refused.
+func TestOursAutoRunsOnlyTheSelfTuningQueue(t *testing.T) {
+	t.Parallel()
+	o, err := parse([]string{"-policy", "github,ours", "-ours-auto", "24"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pols, err := selectPolicies(mustPreset(t, "shopify"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, pol := range pols {
+		labels = append(labels, pol.Label())
+	}
+	if len(pols) != 2 || pols[0].Kind != sim.KindGitHub || !pols[1].Ours.AutoTune || pols[1].Ours.AutoMaxRuns != 24 || pols[1].Ours.Concurrency != 0 {
+		t.Errorf("-policy github,ours -ours-auto 24 selected %v", labels)
+	}
+	if _, err := parse([]string{"-ours-auto", "-1"}, &bytes.Buffer{}); err == nil {
+		t.Errorf("-ours-auto -1 accepted")
+	}
+}

@@ -60,6 +60,10 @@ type Observer struct {
 	bad  map[int]time.Time
 	// rejectedAt is the head each PR in bad was rejected at, if known.
 	rejectedAt map[int]string
+	// fixed are the PRs rejected at one head and merged at another, with
+	// when they were rejected: their runs that finished by then failed on
+	// the old head, so a later merge proves none of those runs good.
+	fixed map[int]time.Time
 }
 
 type conclusion struct {
@@ -75,7 +79,8 @@ func (o Observation) MayFlake() bool { return o.FailRate > 0 || o.FlakeRate > 0 
 
 // NewObserver returns an observer over the given window (at least a minute).
 func NewObserver(window time.Duration) *Observer {
-	return &Observer{window: max(window, time.Minute), good: map[int]time.Time{}, bad: map[int]time.Time{}, rejectedAt: map[int]string{}}
+	return &Observer{window: max(window, time.Minute), good: map[int]time.Time{}, bad: map[int]time.Time{},
+		rejectedAt: map[int]string{}, fixed: map[int]time.Time{}}
 }
 
 // Window is the span the observer keeps.
@@ -125,14 +130,19 @@ func (o *Observer) Concluded(at time.Time, pr int, merged bool) {
 // trees holding it count as flakes, so a queue that absorbs no flakes
 // (depth 0), where every flake rejects a PR, still sees its flake rate
 // once PRs come back. A PR merged at another head (fixed after the
-// rejection) keeps both conclusions.
+// rejection) keeps both conclusions, and the runs that failed on its old
+// head (those finished by its rejection) are no flakes.
 func (o *Observer) ConcludedHead(at time.Time, pr int, head string, merged bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.start(at)
-	if merged && head != "" && o.rejectedAt[pr] == head {
-		delete(o.bad, pr)
-		o.concluded = slices.DeleteFunc(o.concluded, func(c conclusion) bool { return c.pr == pr && !c.merged })
+	if was, ok := o.rejectedAt[pr]; merged && head != "" && ok {
+		if was == head {
+			delete(o.bad, pr)
+			o.concluded = slices.DeleteFunc(o.concluded, func(c conclusion) bool { return c.pr == pr && !c.merged })
+		} else {
+			o.fixed[pr] = o.bad[pr]
+		}
 	}
 	delete(o.rejectedAt, pr)
 	o.concluded = append(o.concluded, conclusion{at: at, pr: pr, merged: merged})
@@ -160,7 +170,7 @@ func (o *Observer) prune(now time.Time) {
 	o.runs = dropBefore(o.runs, func(r RunResult) bool { return r.Finished.Before(from) })
 	o.concluded = dropBefore(o.concluded, func(c conclusion) bool { return c.at.Before(from) })
 	old := now.Add(-2 * max(o.window, o.span(now)))
-	for _, m := range []map[int]time.Time{o.good, o.bad} {
+	for _, m := range []map[int]time.Time{o.good, o.bad, o.fixed} {
 		for pr, at := range m {
 			if at.Before(old) {
 				delete(m, pr)
@@ -232,7 +242,7 @@ func (o *Observer) Observe(now time.Time) Observation {
 		switch {
 		case r.Passed:
 			obs.FlakeRuns++
-		case o.provedGood(r.Tree):
+		case o.provedGood(r):
 			obs.FlakeRuns++
 			flaky++
 		}
@@ -243,13 +253,18 @@ func (o *Observer) Observe(now time.Time) Observation {
 	return obs
 }
 
-func (o *Observer) provedGood(tree []int) bool {
-	for _, pr := range tree {
+// provedGood reports whether every PR of r's tree proved good, at the head
+// r tested (a PR fixed after r finished did not).
+func (o *Observer) provedGood(r RunResult) bool {
+	for _, pr := range r.Tree {
 		if _, ok := o.good[pr]; !ok {
 			return false
 		}
+		if at, ok := o.fixed[pr]; ok && !r.Finished.After(at) {
+			return false
+		}
 	}
-	return len(tree) > 0
+	return len(r.Tree) > 0
 }
 
 // quantile is the q-quantile of sorted values (linear interpolation).

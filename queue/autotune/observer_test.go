@@ -178,8 +178,8 @@ func TestObserverSeesFlakesThatRejectedPRs(t *testing.T) {
 	if math.Abs(after.FailRate-2.0/101) > 1e-9 {
 		t.Errorf("failure rate %.4f after 8 flaky rejections came back, want 2/101 (PRs 90 and 100 failed)", after.FailRate)
 	}
-	if after.FlakeRate < 0.07 {
-		t.Errorf("flake rate %.3f, want the 8 rejected runs of unchanged PRs counted as flakes (8 of 108)", after.FlakeRate)
+	if math.Abs(after.FlakeRate-8.0/107) > 1e-9 {
+		t.Errorf("flake rate %.4f, want the 8 rejected runs of unchanged PRs counted as flakes and PR 90's failure on its old head not (8 of 107)", after.FlakeRate)
 	}
 	// Concluded, which knows no head, infers nothing.
 	o2 := NewObserver(10 * time.Hour)

@@ -23,13 +23,16 @@ const maxKnownEntries = 50000
 // the store lists them from a time, and those at or before the cursor are
 // skipped) and reports to the observer what runner_auto reports from the
 // simulated queue: submissions, conclusions (merged or failed by the
-// queue) and the runs the engine decided, with the PRs of their trees.
+// queue, with the head the deciding run tested: a PR rejected and merged
+// later at the same head was rejected by a flake) and the runs the engine
+// decided, with the PRs of their trees.
 func (s *Service) feedObserver(ctx context.Context, q *queue.Queue, qt *queueTuner) error {
 	// A minute back: events of one instant may commit out of ID order.
 	evs, err := s.store.ListEvents(ctx, q.ID, qt.cursorAt.Add(-time.Minute))
 	if err != nil {
 		return fmt.Errorf("failed to list the events of %s: %w", q.Key, err)
 	}
+	heads := map[string]*queue.TestRun{}
 	for _, ev := range evs {
 		if ev.ID <= qt.cursorID {
 			continue
@@ -48,10 +51,8 @@ func (s *Service) feedObserver(ctx context.Context, q *queue.Queue, qt *queueTun
 		switch {
 		case ev.From == "":
 			qt.obs.Arrived(ev.At)
-		case ev.To == queue.StateMerged:
-			qt.obs.Concluded(ev.At, ev.PRNumber, true)
-		case ev.To == queue.StateFailed:
-			qt.obs.Concluded(ev.At, ev.PRNumber, false)
+		case ev.To == queue.StateMerged, ev.To == queue.StateFailed:
+			qt.obs.ConcludedHead(ev.At, ev.PRNumber, s.concludedHead(ctx, ev, heads), ev.To == queue.StateMerged)
 		}
 		if _, done := qt.reported[ev.RunID]; ev.RunID != "" && !done && len(qt.runs) < maxPendingRuns {
 			qt.runs[ev.RunID] = true // later events name decided runs too
@@ -92,4 +93,31 @@ func (s *Service) feedObserver(ctx context.Context, q *queue.Queue, qt *queueTun
 		}
 	}
 	return nil
+}
+
+// concludedHead is the head commit of ev's PR that the run deciding it
+// tested (the run's PRSHAs; runs caches the runs read in one pass), or ""
+// when no run decided it (a conflict, a timeout) or the run is gone: the
+// conclusion then counts as it is.
+func (s *Service) concludedHead(ctx context.Context, ev queue.Event, runs map[string]*queue.TestRun) string {
+	if ev.RunID == "" {
+		return ""
+	}
+	run, ok := runs[ev.RunID]
+	if !ok {
+		var err error
+		if run, err = s.store.GetRun(ctx, ev.RunID); err != nil {
+			run = nil // unknown: the conclusion counts without a head
+		}
+		runs[ev.RunID] = run
+	}
+	if run == nil {
+		return ""
+	}
+	for i, pr := range run.PRNumbers {
+		if pr == ev.PRNumber && i < len(run.PRSHAs) {
+			return run.PRSHAs[i]
+		}
+	}
+	return ""
 }

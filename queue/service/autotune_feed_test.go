@@ -1,0 +1,77 @@
+package service
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/autotune"
+	"github.com/mergequeue/mq/queue/memstore"
+)
+
+// TestTheObserverSeesAFlakeThatRejectedAPR: at depth 0 a flaky run
+// rejects its PR; submitted again unchanged, the PR merges at the head its
+// failed run tested. The feed gives the observer the heads the deciding
+// runs tested, so the rejection is no failure of a PR and the failed run
+// counts as a flake. PR 2, rejected at one head and merged at another
+// (fixed in between), stays a failure.
+func TestTheObserverSeesAFlakeThatRejectedAPR(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	q := &queue.Queue{Key: queue.QueueKey{Repo: queue.Repo{Host: "github.com", Owner: "acme", Name: "widgets"}, Branch: "main"},
+		Settings: queue.DefaultSettings()}
+	if err := st.CreateQueue(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	run := func(id string, pr int, head string, passed bool, start, end int) {
+		t.Helper()
+		status := queue.RunFailed
+		if passed {
+			status = queue.RunSucceeded
+		}
+		r := &queue.TestRun{ID: id, QueueID: q.ID, EntryIDs: []string{"e" + id}, PRNumbers: []int{pr}, PRSHAs: []string{head},
+			Status: status, StartedAt: at(start), FinishedAt: at(end)}
+		if err := st.SaveRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	event := func(entry string, pr int, from, to queue.EntryState, runID string, m int) {
+		t.Helper()
+		if err := st.AddEvent(ctx, &queue.Event{QueueID: q.ID, EntryID: entry, PRNumber: pr, At: at(m), From: from, To: to, RunID: runID}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// PR 1: a flake rejects it at head a1; back unchanged, it merges at
+	// a1. PR 2: broken at b1, fixed as b2, merged. Events in time order.
+	run("1", 1, "a1", false, 1, 21)
+	run("2", 1, "a1", true, 31, 51)
+	run("3", 2, "b1", false, 3, 23)
+	run("4", 2, "b2", true, 52, 72)
+	event("e1", 1, "", queue.StatePending, "", 0)
+	event("e2", 2, "", queue.StatePending, "", 2)
+	event("e1", 1, queue.StateTesting, queue.StateFailed, "1", 21)
+	event("e2", 2, queue.StateTesting, queue.StateFailed, "3", 23)
+	event("e1", 1, "", queue.StatePending, "", 30)
+	event("e2", 2, "", queue.StatePending, "", 40)
+	event("e1", 1, queue.StateTesting, queue.StateMerged, "2", 51)
+	event("e2", 2, queue.StateTesting, queue.StateMerged, "4", 72)
+
+	s := &Service{store: st}
+	qt := &queueTuner{obs: autotune.NewObserver(4 * time.Hour), cursorAt: t0.Add(-time.Hour),
+		prs: map[string]int{}, runs: map[string]bool{}, reported: map[string]time.Time{}}
+	if err := s.feedObserver(ctx, q, qt); err != nil {
+		t.Fatal(err)
+	}
+	obs := qt.obs.Observe(at(80))
+	// Conclusions: PR 1 merged (its rejection withdrawn), PR 2 failed and
+	// merged. Runs of good trees: PR 1's flake and pass, PR 2's pass.
+	if obs.FailRate != 1.0/3 {
+		t.Errorf("failure rate %.3f, want 1/3 (PR 2's rejection only; PR 1's was a flake)", obs.FailRate)
+	}
+	if obs.FlakeRuns != 3 || obs.FlakeRate != 1.0/3 {
+		t.Errorf("flake rate %.3f over %d runs of good trees, want 1/3 over 3", obs.FlakeRate, obs.FlakeRuns)
+	}
+}

@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -167,6 +168,9 @@ func TestTunerKeepsATuningNearlyAsFast(t *testing.T) {
 	}
 }
 
+// TestTunerChoosesEarlyFromTheDefaults: the defaults (one run at once)
+// may be far too few for the traffic, so the first choice comes as soon
+// as FirstRuns runs finished and FirstArrivals PRs arrived; none before.
 func TestTunerChoosesEarlyFromTheDefaults(t *testing.T) {
 	t.Parallel()
 	o := NewObserver(4 * time.Hour)
@@ -174,15 +178,84 @@ func TestTunerChoosesEarlyFromTheDefaults(t *testing.T) {
 		return Estimate{KeptUp: t.Concurrency >= 12, P95: time.Hour, RunsPerMerge: 1}
 	}}
 	tu := NewTuner(o, ev, Bounds{MaxRuns: 24}, Tuning{Concurrency: 1})
-	// Ten arrivals and two runs in the first half hour: enough for a first
-	// choice, not for a second.
+	// Ten arrivals and FirstRuns runs in the first half hour: enough for a
+	// first choice, not for a second.
 	for i := range 10 {
 		o.Arrived(t0.Add(time.Duration(i) * 3 * time.Minute))
 	}
-	o.RunFinished(RunResult{Started: t0, Finished: t0.Add(15 * time.Minute), Passed: true, Tree: []int{1}})
-	o.RunFinished(RunResult{Started: t0.Add(15 * time.Minute), Finished: t0.Add(30 * time.Minute), Passed: true, Tree: []int{2}})
+	if c, ok, err := tu.Retune(t0.Add(10 * time.Minute)); err != nil || ok {
+		t.Fatalf("a choice before any run finished: %+v %v", c, err)
+	}
+	for i := range FirstRuns {
+		o.RunFinished(RunResult{Started: t0, Finished: t0.Add(time.Duration(10+i) * time.Minute), Passed: true, Tree: []int{i + 1}})
+	}
 	c, ok, err := tu.Retune(t0.Add(30 * time.Minute))
 	if err != nil || !ok || c.To.Concurrency < 12 {
 		t.Fatalf("first choice: %+v %v %v", c, ok, err)
+	}
+}
+
+// TestAFewMergesAreNoEvidenceThatNoPRFails: the first choice comes after
+// a few conclusions, all merges here; taken at its word (no PR fails) the
+// traffic calls for large batches, which fall behind once the first
+// broken PRs come (Chromium-like traffic). The failure rate the first
+// choice is made on is shrunk toward PriorFailRate (WithPrior; on hundreds
+// of conclusions it is the observed one), without making the prior's rate
+// a failure seen (MayFlake).
+func TestAFewMergesAreNoEvidenceThatNoPRFails(t *testing.T) {
+	t.Parallel()
+	few := Observation{Concluded: 3, FailRate: 0}
+	if got := few.WithPrior().FailRate; got < 0.04 || got > PriorFailRate {
+		t.Errorf("3 merges: failure rate %.3f, want about the prior %.2f", got, PriorFailRate)
+	}
+	if few.WithPrior().MayFlake() {
+		t.Errorf("3 merges: the prior's failure rate counts as failures seen (MayFlake)")
+	}
+	if one := (Observation{Concluded: 3, FailRate: 1.0 / 3}).WithPrior(); !one.MayFlake() || !one.Fitted().MayFlake() {
+		t.Errorf("a failure seen in 3 conclusions: MayFlake false")
+	}
+	many := Observation{Concluded: 400, FailRate: 0.085}
+	if got := many.WithPrior().FailRate; math.Abs(got-0.085) > 0.003 {
+		t.Errorf("400 conclusions at 8.5 %%: failure rate %.4f, want about 0.085", got)
+	}
+	// Batches only pay when no PR fails.
+	var seen []float64
+	ev := byObservation(func(o Observation, tu Tuning) Estimate {
+		seen = append(seen, o.FailRate)
+		e := Estimate{KeptUp: true, P95: 100 * time.Minute, RunsPerMerge: 1.6}
+		switch {
+		case tu.Batch && o.FailRate < 0.02:
+			e.P95, e.RunsPerMerge = 60*time.Minute, 0.5
+		case tu.Batch:
+			e.KeptUp = false
+		case tu.Concurrency < 12:
+			e.KeptUp = false
+		}
+		return e
+	})
+	o := NewObserver(4 * time.Hour)
+	for i := range 10 {
+		o.Arrived(t0.Add(time.Duration(i) * 3 * time.Minute))
+	}
+	for pr := 1; pr <= 3; pr++ {
+		at := t0.Add(time.Duration(10*pr) * time.Minute)
+		o.RunFinished(RunResult{Started: at.Add(-10 * time.Minute), Finished: at, Passed: true, Tree: []int{pr}})
+		o.Concluded(at, pr, true)
+	}
+	tu := NewTuner(o, ev, Bounds{MaxRuns: 24}, Tuning{Concurrency: 1})
+	c, ok, err := tu.Retune(t0.Add(30 * time.Minute))
+	if err != nil || !ok {
+		t.Fatalf("no first choice: %+v %v", c, err)
+	}
+	if c.To.Batch {
+		t.Errorf("three merges: chose %s, batches that fall behind at the first failures", c.To)
+	}
+	if !strings.Contains(c.Reason, "0 % of PRs failing") {
+		t.Errorf("the reason %q should say what was observed (no failure yet)", c.Reason)
+	}
+	for _, r := range seen {
+		if r < 0.03 {
+			t.Fatalf("an estimate was made at a failure rate of %.3f", r)
+		}
 	}
 }

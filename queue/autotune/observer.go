@@ -42,6 +42,15 @@ type Observation struct {
 	FlakeRate float64
 	// FlakeRuns is the number of runs of good trees behind FlakeRate.
 	FlakeRuns int
+	// Queued is the number of PRs in the queue when observed (waiting or
+	// being tested), set by the Tuner from Tuner.Queued (the Observer does
+	// not know which PRs are still queued). An estimate starts from this
+	// backlog: a setting that drains a release rush's backlog slowly shows
+	// it, where a simulation from an empty queue does not.
+	Queued int
+	// PriorOnly is set by WithPrior when no PR was seen failing: the
+	// failure rate is the prior's, and MayFlake ignores it.
+	PriorOnly bool
 }
 
 // Observer keeps the queue's recent traffic over a sliding window. It is
@@ -74,8 +83,9 @@ type conclusion struct {
 
 // MayFlake reports whether the observation holds failures or flakes: at
 // depth 0 a flake is seen as a failure, so either may be flakes that a
-// tuning absorbing them (Tuning.AbsorbsFlakes) would spare.
-func (o Observation) MayFlake() bool { return o.FailRate > 0 || o.FlakeRate > 0 }
+// tuning absorbing them (Tuning.AbsorbsFlakes) would spare. A failure
+// rate that is only WithPrior's (PriorOnly) is no failure seen.
+func (o Observation) MayFlake() bool { return (o.FailRate > 0 && !o.PriorOnly) || o.FlakeRate > 0 }
 
 // NewObserver returns an observer over the given window (at least a minute).
 func NewObserver(window time.Duration) *Observer {

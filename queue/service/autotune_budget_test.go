@@ -46,7 +46,7 @@ func TestAutoTuneChoiceStopsAtItsBudget(t *testing.T) {
 			}
 		}})
 	f.submit(8)
-	for i := 0; i < 2; i++ {
+	for i := 0; i < autotune.FirstRuns; i++ {
 		f.sync()
 		f.svc.WaitTuning()
 		f.advance(2 * time.Minute)
@@ -103,7 +103,7 @@ func TestAutoTuneStopsChoosingAtShutdown(t *testing.T) {
 	ev := &gateEvaluator{entered: make(chan struct{}), release: make(chan struct{})}
 	f := newTuneFixture(t, ev)
 	f.submit(8)
-	for i := 0; i < 2; i++ {
+	for i := 0; i < autotune.FirstRuns; i++ {
 		f.sync()
 		f.svc.WaitTuning()
 		f.advance(2 * time.Minute)

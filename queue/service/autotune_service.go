@@ -343,6 +343,7 @@ func (s *Service) retune(ctx context.Context, queueID int64, qt *queueTuner) {
 	// as the runs in progress leave room within the bound, the rest at the
 	// next retunes.
 	qt.tuner.InFlight = func() (int, int) { return runsInFlight(ctx, s.store, queueID) }
+	qt.tuner.Queued = func() (int, error) { return queuedEntries(ctx, s.store, queueID) }
 	type result struct {
 		ch   autotune.Change
 		ok   bool

@@ -171,12 +171,12 @@ func TestAutoTuneSwitchesSettingsFromTraffic(t *testing.T) {
 	ev := &runsEvaluator{}
 	f := newTuneFixture(t, ev)
 	f.submit(8)
-	// At the defaults (k=1) the queue tests one PR at a time; two runs
+	// At the defaults (k=1) the queue tests one PR at a time; its runs
 	// pass, two minutes apart, and the tuner sees them: at the sync after
-	// the second, which starts the third run on the settings in force, the
-	// evidence is in and the choice is made beside it.
+	// the FirstRuns-th, which starts the next run on the settings in
+	// force, the evidence is in and the choice is made beside it.
 	var before map[int]string
-	for i := 0; i < 2; i++ {
+	for i := 0; i < autotune.FirstRuns; i++ {
 		f.sync()
 		f.svc.WaitTuning()
 		if got := len(f.testing()); got != 1 {
@@ -257,7 +257,7 @@ func TestAutoTuneChoiceRunsOutsideTheQueueLock(t *testing.T) {
 	ev := &blockingEvaluator{inner: &runsEvaluator{}, entered: make(chan struct{}), release: make(chan struct{})}
 	f := newTuneFixture(t, ev)
 	f.submit(6)
-	for i := 0; i < 2; i++ {
+	for i := 0; i < autotune.FirstRuns; i++ {
 		f.sync()
 		f.svc.WaitTuning()
 		f.advance(2 * time.Minute)

@@ -11,9 +11,9 @@ import (
 )
 
 // TuneEvaluator estimates a tuning (autotune.Evaluator) by running our
-// engine on a workload fitted to the observation: Poisson arrivals at the
-// observed rate, the observed log-normal CI, failure and flake rates, over
-// EvalPRs(rate) PRs on each of EvalSeeds; the estimate is the p95 of the
+// engine on a workload fitted to the observation: the observed backlog,
+// then Poisson arrivals at the observed rate, the observed log-normal CI,
+// failure and flake rates, over EvalPRs(rate) PRs on each of EvalSeeds; the estimate is the p95 of the
 // seeds' times-to-merge pooled (the median of their p95s when some gave
 // up, EvaluateWithin) and the mean runs per merge, and it keeps up when
 // every seed did. A good
@@ -143,10 +143,19 @@ func OursFromTuning(t autotune.Tuning) OursConfig {
 	return c
 }
 
-// workload is the workload fitted to obs that the estimates simulate.
+// workload is the workload fitted to obs that the estimates simulate:
+// the observed backlog (Observation.Queued) at time 0, then EvalPRs
+// arrivals. With a backlog no PR is left out as warm-up: the queue does
+// not start empty, and the backlog's waits are what tells settings apart
+// after a rush.
 func (e TuneEvaluator) workload(obs autotune.Observation) Workload {
-	return Workload{PRs: e.EvalPRs(obs.ArrivalsPerHour), RatePerHour: obs.ArrivalsPerHour, CIMedian: obs.CIMedian,
+	w := Workload{PRs: e.EvalPRs(obs.ArrivalsPerHour), RatePerHour: obs.ArrivalsPerHour, CIMedian: obs.CIMedian,
 		CISigma: obs.CISigma, FailRate: min(obs.FailRate, 0.9), FlakeRate: min(obs.FlakeRate, 0.9), Warmup: 0.1}
+	if q := max(obs.Queued, 0); q > 0 {
+		w.PRs += q
+		w.Queued, w.Warmup = q, 0
+	}
+	return w
 }
 
 // estimateOptions are the options of an estimate's runs, given up beyond

@@ -89,3 +89,45 @@ func TestEvaluatorPoolsTheSeeds(t *testing.T) {
 		t.Errorf("estimate %v: %d of %d pooled waits at most it, %d below; want it the pooled 95th percentile", est.P95, atMost, n, below)
 	}
 }
+
+// TestEstimatesStartFromTheBacklog: an observation with PRs queued is
+// estimated on a workload that starts with them (at time 0, counted in the
+// p95, none left out as warm-up), so the same traffic with a backlog of
+// 60 PRs is estimated slower than without one, and fewer runs at once
+// fall further behind on it.
+func TestEstimatesStartFromTheBacklog(t *testing.T) {
+	t.Parallel()
+	ev := TuneEvaluator{Seeds: 3, MaxPRs: 60}
+	quiet := autotune.Observation{ArrivalsPerHour: 17, CIMedian: 20 * time.Minute, CISigma: 0.3, FailRate: 0.05, FlakeRate: 0.02}
+	rush := quiet
+	rush.Queued = 60
+	quiet, rush = quiet.Fitted(), rush.Fitted()
+	w := ev.workload(rush)
+	prs := w.Generate(1)
+	if w.Queued != rush.Queued || w.Warmup != 0 || len(prs) != ev.EvalPRs(rush.ArrivalsPerHour)+rush.Queued {
+		t.Fatalf("workload %+v with %d PRs for a backlog of %d", w, len(prs), rush.Queued)
+	}
+	for i, pr := range prs {
+		if (i < rush.Queued) != (pr.Arrival == 0) {
+			t.Fatalf("PR %d arrives at %v; the first %d should be queued at 0", i, pr.Arrival, rush.Queued)
+		}
+	}
+	k6, k12 := autotune.Tuning{Concurrency: 6}, autotune.Tuning{Concurrency: 12}
+	est := map[string]autotune.Estimate{}
+	for name, c := range map[string]struct {
+		o autotune.Observation
+		t autotune.Tuning
+	}{"quiet k=6": {quiet, k6}, "quiet k=12": {quiet, k12}, "rush k=6": {rush, k6}, "rush k=12": {rush, k12}} {
+		e, err := ev.Evaluate(c.o, c.t)
+		if err != nil || !e.KeptUp {
+			t.Fatalf("%s: %+v %v", name, e, err)
+		}
+		est[name] = e
+	}
+	if est["rush k=12"].P95 <= est["quiet k=12"].P95 {
+		t.Errorf("k=12 with a backlog of %d: p95 %v, not above %v without", rush.Queued, est["rush k=12"].P95, est["quiet k=12"].P95)
+	}
+	if gap, quietGap := est["rush k=6"].P95-est["rush k=12"].P95, est["quiet k=6"].P95-est["quiet k=12"].P95; gap <= quietGap {
+		t.Errorf("k=6 behind k=12 by %v with the backlog, %v without: the backlog should widen the gap", gap, quietGap)
+	}
+}

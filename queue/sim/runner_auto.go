@@ -59,6 +59,7 @@ func (r *oursRun) startTuning(c OursConfig, settings queue.Settings) {
 	r.auto = &autoRun{obs: obs, tuner: autotune.NewTuner(obs, tuneEvaluator(c),
 		autotune.Bounds{MaxRuns: c.AutoMaxRuns}, autotune.FromSettings(settings))}
 	r.auto.tuner.InFlight = func() (int, int) { return runsInFlight(r.ctx, r.store, r.q.ID) }
+	r.auto.tuner.Queued = func() (int, error) { return r.active, nil }
 	r.sim.After(RetuneEvery, r.retune)
 }
 

@@ -49,6 +49,9 @@ type Workload struct {
 	// factor of RatePerHour), share of broken PRs and flake rate, which
 	// replace FailRate and FlakeRate (workload_drift.go).
 	Drift []Phase
+	// Queued of the PRs arrive at time 0, ahead of the others: the backlog
+	// of a queue as it stands (an estimate of autoTune's starts from it).
+	Queued int
 	// Backlog makes every PR arrive at time 0: a saturated queue, whose
 	// steady-state capacity Summarize measures (Result.Capacity). See
 	// Saturated.
@@ -99,6 +102,8 @@ func (w Workload) Validate() error {
 		return fmt.Errorf("workload: AllShare and ConflictRate must be in [0, 1]")
 	case w.Warmup < 0 || w.Warmup >= 1:
 		return fmt.Errorf("workload: Warmup must be in [0, 1)")
+	case w.Queued < 0 || w.Queued > w.PRs:
+		return fmt.Errorf("workload: Queued must be in [0, PRs], got %d of %d", w.Queued, w.PRs)
 	}
 	return w.validateDrift()
 }
@@ -114,8 +119,11 @@ func (w Workload) MeanCI() time.Duration {
 func (w Workload) Generate(seed uint64) []PR {
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	arrivals := w.arrivals(rng)
-	if w.Backlog {
+	switch {
+	case w.Backlog:
 		clear(arrivals)
+	case w.Queued > 0:
+		arrivals = append(make([]time.Duration, w.Queued), arrivals[:len(arrivals)-w.Queued]...)
 	}
 	prs := make([]PR, len(arrivals))
 	weights := zipfCumulative(w.Targets, w.ZipfS)

@@ -100,6 +100,9 @@ func TestWorkloadValidate(t *testing.T) {
 		{"fail rate 1", func(w *Workload) { w.FailRate = 1 }, false},
 		{"targets without per-PR count", func(w *Workload) { w.Targets = 4 }, false},
 		{"warm-up 1", func(w *Workload) { w.Warmup = 1 }, false},
+		{"a backlog of all the PRs", func(w *Workload) { w.Queued = 10 }, true},
+		{"a backlog beyond the PRs", func(w *Workload) { w.Queued = 11 }, false},
+		{"a negative backlog", func(w *Workload) { w.Queued = -1 }, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

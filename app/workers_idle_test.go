@@ -108,7 +108,9 @@ func TestWorkersRenewEveryLeaseInOneCall(t *testing.T) {
 	s := &idleSyncer{}
 	s.busy.Store(true)
 	w := NewWorkers(s, time.Hour, nil)
-	w.UseLeases(leases, "replica-a", 90*time.Millisecond, nil)
+	// A TTL long enough that a renewal is never late on a loaded machine
+	// (90 ms lost a lease under go test -race beside simulations).
+	w.UseLeases(leases, "replica-a", 600*time.Millisecond, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w.Start(ctx)

@@ -183,6 +183,9 @@ func TestForkRunInFlightBound(t *testing.T) {
 	// the loop below probes.
 	h, _ := forkHarness(t, ForkRunLimits{InFlight: 1, PerAddress: Rate{Burst: 1 << 30, Every: time.Second}})
 	pr, pw := io.Pipe()
+	// On a failure the slow request's body must end, or closing the test
+	// server waits for its connection forever (cleanups run last first).
+	t.Cleanup(func() { pw.CloseWithError(io.ErrUnexpectedEOF) })
 	req, err := http.NewRequest(http.MethodPost, h.srv.URL+"/v1/setImpactedTargets", pr)
 	if err != nil {
 		t.Fatal(err)
@@ -203,7 +206,7 @@ func TestForkRunInFlightBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Until the server admits the slow request, others may pass.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		r := h.forkUpload(2, 12)
 		if r.status == http.StatusTooManyRequests {

@@ -32,7 +32,7 @@ func (s *Service) feedObserver(ctx context.Context, q *queue.Queue, qt *queueTun
 	if err != nil {
 		return fmt.Errorf("failed to list the events of %s: %w", q.Key, err)
 	}
-	heads := map[string]*queue.TestRun{}
+	runs := runReads{ctx: ctx, st: s.store, got: map[string]runRead{}}
 	for _, ev := range evs {
 		if ev.ID <= qt.cursorID {
 			continue
@@ -52,7 +52,7 @@ func (s *Service) feedObserver(ctx context.Context, q *queue.Queue, qt *queueTun
 		case ev.From == "":
 			qt.obs.Arrived(ev.At)
 		case ev.To == queue.StateMerged, ev.To == queue.StateFailed:
-			qt.obs.ConcludedHead(ev.At, ev.PRNumber, s.concludedHead(ctx, ev, heads), ev.To == queue.StateMerged)
+			qt.obs.ConcludedHead(ev.At, ev.PRNumber, concludedHead(ev, runs), ev.To == queue.StateMerged)
 		}
 		if _, done := qt.reported[ev.RunID]; ev.RunID != "" && !done && len(qt.runs) < maxPendingRuns {
 			qt.runs[ev.RunID] = true // later events name decided runs too
@@ -65,7 +65,7 @@ func (s *Service) feedObserver(ctx context.Context, q *queue.Queue, qt *queueTun
 		}
 	}
 	for id := range qt.runs {
-		run, err := s.store.GetRun(ctx, id)
+		run, err := runs.get(id)
 		if errors.Is(err, queue.ErrNotFound) {
 			delete(qt.runs, id)
 			continue
@@ -95,23 +95,37 @@ func (s *Service) feedObserver(ctx context.Context, q *queue.Queue, qt *queueTun
 	return nil
 }
 
+// runReads reads each run once per feed pass: a run named by a
+// conclusion is read again for the runs the engine decided.
+type runReads struct {
+	ctx context.Context
+	st  queue.Store
+	got map[string]runRead
+}
+
+type runRead struct {
+	run *queue.TestRun
+	err error
+}
+
+func (r runReads) get(id string) (*queue.TestRun, error) {
+	got, ok := r.got[id]
+	if !ok {
+		got.run, got.err = r.st.GetRun(r.ctx, id)
+		r.got[id] = got
+	}
+	return got.run, got.err
+}
+
 // concludedHead is the head commit of ev's PR that the run deciding it
-// tested (the run's PRSHAs; runs caches the runs read in one pass), or ""
-// when no run decided it (a conflict, a timeout) or the run is gone: the
-// conclusion then counts as it is.
-func (s *Service) concludedHead(ctx context.Context, ev queue.Event, runs map[string]*queue.TestRun) string {
+// tested (the run's PRSHAs), or "" when no run decided it (a conflict, a
+// timeout) or the run cannot be read: the conclusion then counts as it is.
+func concludedHead(ev queue.Event, runs runReads) string {
 	if ev.RunID == "" {
 		return ""
 	}
-	run, ok := runs[ev.RunID]
-	if !ok {
-		var err error
-		if run, err = s.store.GetRun(ctx, ev.RunID); err != nil {
-			run = nil // unknown: the conclusion counts without a head
-		}
-		runs[ev.RunID] = run
-	}
-	if run == nil {
+	run, err := runs.get(ev.RunID)
+	if err != nil {
 		return ""
 	}
 	for i, pr := range run.PRNumbers {

@@ -20,9 +20,16 @@ func benchChoose(b *testing.B, obs autotune.Observation, maxRuns int) {
 	}
 }
 
+// shopifyObservation is Shopify-like traffic as the observer would see it.
+var shopifyObservation = autotune.Observation{ArrivalsPerHour: 17, CIMedian: 20 * time.Minute, CISigma: 0.3, FailRate: 0.05, FlakeRate: 0.02}
+
+// smallEvaluator is the evaluator of the tests: three seeds of at most 60
+// PRs.
+var smallEvaluator = TuneEvaluator{Seeds: 3, MaxPRs: 60}
+
 // BenchmarkChooseShopify: Shopify-like traffic, at most 24 runs at once.
 func BenchmarkChooseShopify(b *testing.B) {
-	benchChoose(b, autotune.Observation{ArrivalsPerHour: 17, CIMedian: 20 * time.Minute, CISigma: 0.3, FailRate: 0.05, FlakeRate: 0.02}, 24)
+	benchChoose(b, shopifyObservation, 24)
 }
 
 // BenchmarkChooseChromium: Chromium-like traffic, at most 64 runs at once.
@@ -40,8 +47,8 @@ func BenchmarkChooseFlakeStorm(b *testing.B) {
 // is the unbounded estimate.
 func TestEvaluatorGivesUpOnlyBeyondTheLimit(t *testing.T) {
 	t.Parallel()
-	ev := TuneEvaluator{Seeds: 3, MaxPRs: 60}
-	obs := autotune.Observation{ArrivalsPerHour: 17, CIMedian: 20 * time.Minute, CISigma: 0.3, FailRate: 0.05, FlakeRate: 0.02}.Fitted()
+	ev := smallEvaluator
+	obs := shopifyObservation.Fitted()
 	good := autotune.Tuning{Concurrency: 12}
 	full, err := ev.Evaluate(obs, good)
 	if err != nil || !full.KeptUp {
@@ -62,7 +69,7 @@ func TestEvaluatorGivesUpOnlyBeyondTheLimit(t *testing.T) {
 // pooled waits are at most the estimate, and fewer are below it.
 func TestEvaluatorPoolsTheSeeds(t *testing.T) {
 	t.Parallel()
-	ev := TuneEvaluator{Seeds: 3, MaxPRs: 60}
+	ev := smallEvaluator
 	obs := autotune.Observation{ArrivalsPerHour: 17, CIMedian: 20 * time.Minute, CISigma: 0.5, FailRate: 0.08, FlakeRate: 0.08}.Fitted()
 	tu := autotune.Tuning{Concurrency: 3}
 	est, err := ev.Evaluate(obs, tu)
@@ -97,8 +104,8 @@ func TestEvaluatorPoolsTheSeeds(t *testing.T) {
 // fall further behind on it.
 func TestEstimatesStartFromTheBacklog(t *testing.T) {
 	t.Parallel()
-	ev := TuneEvaluator{Seeds: 3, MaxPRs: 60}
-	quiet := autotune.Observation{ArrivalsPerHour: 17, CIMedian: 20 * time.Minute, CISigma: 0.3, FailRate: 0.05, FlakeRate: 0.02}
+	ev := smallEvaluator
+	quiet := shopifyObservation
 	rush := quiet
 	rush.Queued = 60
 	quiet, rush = quiet.Fitted(), rush.Fitted()

@@ -19,25 +19,32 @@ const maxPendingRuns = 10000
 // PRs of entries seen before, and the run is no flake evidence).
 const maxKnownEntries = 50000
 
+// feedLookback is how far before the latest event read the next read
+// starts: an event stamped up to this much earlier that commits later
+// (another transaction, another replica) is still read, once.
+const feedLookback = time.Minute
+
 // feedObserver reads q's events since qt's cursor (never the whole log:
-// the store lists them from a time, and those at or before the cursor are
-// skipped) and reports to the observer what runner_auto reports from the
+// the store lists them from a time, and those already read are skipped,
+// whatever their IDs) and reports to the observer what runner_auto reports from the
 // simulated queue: submissions, conclusions (merged or failed by the
 // queue, with the head the deciding run tested: a PR rejected and merged
 // later at the same head was rejected by a flake) and the runs the engine
 // decided, with the PRs of their trees.
 func (s *Service) feedObserver(ctx context.Context, q *queue.Queue, qt *queueTuner) error {
-	// A minute back: events of one instant may commit out of ID order.
-	evs, err := s.store.ListEvents(ctx, q.ID, qt.cursorAt.Add(-time.Minute))
+	evs, err := s.store.ListEvents(ctx, q.ID, qt.cursorAt.Add(-feedLookback))
 	if err != nil {
 		return fmt.Errorf("failed to list the events of %s: %w", q.Key, err)
 	}
+	if qt.seen == nil {
+		qt.seen = map[int64]time.Time{}
+	}
 	runs := runReads{ctx: ctx, st: s.store, got: map[string]runRead{}}
 	for _, ev := range evs {
-		if ev.ID <= qt.cursorID {
+		if _, done := qt.seen[ev.ID]; done {
 			continue
 		}
-		qt.cursorID = ev.ID
+		qt.seen[ev.ID] = ev.At
 		if ev.At.After(qt.cursorAt) {
 			qt.cursorAt = ev.At
 		}
@@ -56,6 +63,11 @@ func (s *Service) feedObserver(ctx context.Context, q *queue.Queue, qt *queueTun
 		}
 		if _, done := qt.reported[ev.RunID]; ev.RunID != "" && !done && len(qt.runs) < maxPendingRuns {
 			qt.runs[ev.RunID] = true // later events name decided runs too
+		}
+	}
+	for id, at := range qt.seen {
+		if at.Before(qt.cursorAt.Add(-2 * feedLookback)) {
+			delete(qt.seen, id) // listed no more
 		}
 	}
 	// A decided run is remembered while events may still name it.

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -73,5 +74,49 @@ func TestTheObserverSeesAFlakeThatRejectedAPR(t *testing.T) {
 	}
 	if obs.FlakeRuns != 3 || obs.FlakeRate != 1.0/3 {
 		t.Errorf("flake rate %.3f over %d runs of good trees, want 1/3 over 3", obs.FlakeRate, obs.FlakeRuns)
+	}
+}
+
+// TestTheObserverReadsEventsWhoseIDsDoNotFollowTheirMoments: the store
+// lists events by moment, and an event stamped earlier may get a higher ID
+// (it committed later, on another connection or replica). Each is fed to
+// the observer once, whatever the order of IDs, also when it commits
+// after a pass that read the events around it.
+func TestTheObserverReadsEventsWhoseIDsDoNotFollowTheirMoments(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	q := &queue.Queue{Key: queue.QueueKey{Repo: queue.Repo{Host: "github.com", Owner: "acme", Name: "widgets"}, Branch: "main"},
+		Settings: queue.DefaultSettings()}
+	if err := st.CreateQueue(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	arrive := func(pr int, at time.Time) {
+		t.Helper()
+		if err := st.AddEvent(ctx, &queue.Event{QueueID: q.ID, EntryID: fmt.Sprintf("e%d", pr), PRNumber: pr, At: at,
+			To: queue.StatePending}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := &Service{store: st}
+	qt := &queueTuner{obs: autotune.NewObserver(4 * time.Hour), cursorAt: t0.Add(-time.Hour),
+		prs: map[string]int{}, runs: map[string]bool{}, reported: map[string]time.Time{}}
+	feed := func() {
+		t.Helper()
+		if err := s.feedObserver(ctx, q, qt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// PR 1 stamped at 9:05 is stored before PR 2 stamped at 9:04: listed
+	// by moment, PR 2 (the higher ID) comes first.
+	arrive(1, t0.Add(5*time.Minute))
+	arrive(2, t0.Add(4*time.Minute))
+	feed()
+	// PR 3 stamped at 9:04:30 commits after that pass read 9:05.
+	arrive(3, t0.Add(4*time.Minute+30*time.Second))
+	feed()
+	feed() // nothing new: nothing counted twice
+	if got := qt.obs.Observe(t0.Add(10 * time.Minute)).Arrivals; got != 3 {
+		t.Errorf("the observer saw %d arrivals, want 3 (each event once)", got)
 	}
 }

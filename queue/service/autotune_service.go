@@ -134,9 +134,13 @@ type queueTuner struct {
 	busy  bool
 	next  time.Time
 	reset bool
-	// cursorAt and cursorID are the last event read.
+	// cursorAt is the latest moment of an event read; seen are the IDs of
+	// the events read at or after cursorAt less feedLookback, with their
+	// moments (the store lists events by moment, and IDs need not follow
+	// moments: one that commits late, or was stamped earlier, has a lower
+	// ID than events already read).
 	cursorAt time.Time
-	cursorID int64
+	seen     map[int64]time.Time
 	// prs maps the entries seen to their PRs; runs are the runs named by
 	// events whose result is not known yet.
 	prs  map[string]int

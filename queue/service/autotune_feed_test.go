@@ -19,13 +19,9 @@ import (
 // (fixed in between), stays a failure.
 func TestTheObserverSeesAFlakeThatRejectedAPR(t *testing.T) {
 	ctx := context.Background()
-	st := memstore.New()
-	q := &queue.Queue{Key: queue.QueueKey{Repo: queue.Repo{Host: "github.com", Owner: "acme", Name: "widgets"}, Branch: "main"},
-		Settings: queue.DefaultSettings()}
-	if err := st.CreateQueue(ctx, q); err != nil {
-		t.Fatal(err)
-	}
+	st, q := feedQueue(t)
 	t0 := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	s, qt := &Service{store: st}, feedTuner(t0)
 	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
 	run := func(id string, pr int, head string, passed bool, start, end int) {
 		t.Helper()
@@ -60,9 +56,6 @@ func TestTheObserverSeesAFlakeThatRejectedAPR(t *testing.T) {
 	event("e1", 1, queue.StateTesting, queue.StateMerged, "2", 51)
 	event("e2", 2, queue.StateTesting, queue.StateMerged, "4", 72)
 
-	s := &Service{store: st}
-	qt := &queueTuner{obs: autotune.NewObserver(4 * time.Hour), cursorAt: t0.Add(-time.Hour),
-		prs: map[string]int{}, runs: map[string]bool{}, reported: map[string]time.Time{}}
 	if err := s.feedObserver(ctx, q, qt); err != nil {
 		t.Fatal(err)
 	}
@@ -84,13 +77,9 @@ func TestTheObserverSeesAFlakeThatRejectedAPR(t *testing.T) {
 // after a pass that read the events around it.
 func TestTheObserverReadsEventsWhoseIDsDoNotFollowTheirMoments(t *testing.T) {
 	ctx := context.Background()
-	st := memstore.New()
-	q := &queue.Queue{Key: queue.QueueKey{Repo: queue.Repo{Host: "github.com", Owner: "acme", Name: "widgets"}, Branch: "main"},
-		Settings: queue.DefaultSettings()}
-	if err := st.CreateQueue(ctx, q); err != nil {
-		t.Fatal(err)
-	}
+	st, q := feedQueue(t)
 	t0 := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	s, qt := &Service{store: st}, feedTuner(t0)
 	arrive := func(pr int, at time.Time) {
 		t.Helper()
 		if err := st.AddEvent(ctx, &queue.Event{QueueID: q.ID, EntryID: fmt.Sprintf("e%d", pr), PRNumber: pr, At: at,
@@ -98,9 +87,6 @@ func TestTheObserverReadsEventsWhoseIDsDoNotFollowTheirMoments(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := &Service{store: st}
-	qt := &queueTuner{obs: autotune.NewObserver(4 * time.Hour), cursorAt: t0.Add(-time.Hour),
-		prs: map[string]int{}, runs: map[string]bool{}, reported: map[string]time.Time{}}
 	feed := func() {
 		t.Helper()
 		if err := s.feedObserver(ctx, q, qt); err != nil {
@@ -119,4 +105,23 @@ func TestTheObserverReadsEventsWhoseIDsDoNotFollowTheirMoments(t *testing.T) {
 	if got := qt.obs.Observe(t0.Add(10 * time.Minute)).Arrivals; got != 3 {
 		t.Errorf("the observer saw %d arrivals, want 3 (each event once)", got)
 	}
+}
+
+// feedQueue is a memory store holding one queue with default settings.
+func feedQueue(t *testing.T) (*memstore.Store, *queue.Queue) {
+	t.Helper()
+	st := memstore.New()
+	q := &queue.Queue{Key: queue.QueueKey{Repo: queue.Repo{Host: "github.com", Owner: "acme", Name: "widgets"}, Branch: "main"},
+		Settings: queue.DefaultSettings()}
+	if err := st.CreateQueue(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	return st, q
+}
+
+// feedTuner is a queue's tuner state whose feed starts an hour before t0,
+// with a four-hour window.
+func feedTuner(t0 time.Time) *queueTuner {
+	return &queueTuner{obs: autotune.NewObserver(4 * time.Hour), cursorAt: t0.Add(-time.Hour),
+		prs: map[string]int{}, runs: map[string]bool{}, reported: map[string]time.Time{}}
 }

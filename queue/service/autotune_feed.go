@@ -26,18 +26,15 @@ const feedLookback = time.Minute
 
 // feedObserver reads q's events since qt's cursor (never the whole log:
 // the store lists them from a time, and those already read are skipped,
-// whatever their IDs) and reports to the observer what runner_auto reports from the
-// simulated queue: submissions, conclusions (merged or failed by the
-// queue, with the head the deciding run tested: a PR rejected and merged
-// later at the same head was rejected by a flake) and the runs the engine
-// decided, with the PRs of their trees.
+// whatever their IDs) and reports to the observer what runner_auto
+// reports from the simulated queue: submissions, conclusions (merged or
+// failed by the queue, with the head the deciding run tested: a PR
+// rejected and merged later at the same head was rejected by a flake) and
+// the runs the engine decided, with the PRs of their trees.
 func (s *Service) feedObserver(ctx context.Context, q *queue.Queue, qt *queueTuner) error {
 	evs, err := s.store.ListEvents(ctx, q.ID, qt.cursorAt.Add(-feedLookback))
 	if err != nil {
 		return fmt.Errorf("failed to list the events of %s: %w", q.Key, err)
-	}
-	if qt.seen == nil {
-		qt.seen = map[int64]time.Time{}
 	}
 	runs := runReads{ctx: ctx, st: s.store, got: map[string]runRead{}}
 	for _, ev := range evs {

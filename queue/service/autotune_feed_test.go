@@ -123,5 +123,5 @@ func feedQueue(t *testing.T) (*memstore.Store, *queue.Queue) {
 // with a four-hour window.
 func feedTuner(t0 time.Time) *queueTuner {
 	return &queueTuner{obs: autotune.NewObserver(4 * time.Hour), cursorAt: t0.Add(-time.Hour),
-		prs: map[string]int{}, runs: map[string]bool{}, reported: map[string]time.Time{}}
+		seen: map[int64]time.Time{}, prs: map[string]int{}, runs: map[string]bool{}, reported: map[string]time.Time{}}
 }

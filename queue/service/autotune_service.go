@@ -214,7 +214,7 @@ func (s *Service) pokeTuner(ctx context.Context, q *queue.Queue) {
 	qt := b.queues[q.ID]
 	if qt == nil {
 		qt = &queueTuner{obs: autotune.NewObserver(b.opts.Window), cursorAt: now.Add(-b.opts.Window),
-			prs: map[string]int{}, runs: map[string]bool{}, reported: map[string]time.Time{}, next: now}
+			seen: map[int64]time.Time{}, prs: map[string]int{}, runs: map[string]bool{}, reported: map[string]time.Time{}, next: now}
 		b.queues[q.ID] = qt
 	}
 	if qt.busy || now.Before(qt.next) {

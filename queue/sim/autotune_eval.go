@@ -13,8 +13,8 @@ import (
 // TuneEvaluator estimates a tuning (autotune.Evaluator) by running our
 // engine on a workload fitted to the observation: the observed backlog,
 // then Poisson arrivals at the observed rate, the observed log-normal CI,
-// failure and flake rates, over EvalPRs(rate) PRs on each of EvalSeeds; the estimate is the p95 of the
-// seeds' times-to-merge pooled (the median of their p95s when some gave
+// failure and flake rates, over EvalPRs(rate) PRs on each of EvalSeeds;
+// the estimate is the p95 of the seeds' times-to-merge pooled (the median of their p95s when some gave
 // up, EvaluateWithin) and the mean runs per merge, and it keeps up when
 // every seed did. A good
 // PR the engine rejects (a flake) comes back ResubmitAfter later

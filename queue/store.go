@@ -58,6 +58,9 @@ type Store interface {
 	// ListActiveEntries returns the queue's non-terminal entries, ordered by
 	// (PriorityValue, Seq, SubmittedAt).
 	ListActiveEntries(ctx context.Context, queueID int64) ([]*Entry, error)
+	// CountActiveEntries returns how many entries ListActiveEntries would
+	// return, without reading them.
+	CountActiveEntries(ctx context.Context, queueID int64) (int, error)
 	// FindActiveEntries returns the active entries of a PR in every queue of
 	// the repository.
 	FindActiveEntries(ctx context.Context, repo Repo, prNumber int) ([]*Entry, error)

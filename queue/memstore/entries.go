@@ -111,6 +111,17 @@ func (o *ops) ListActiveEntries(ctx context.Context, queueID int64) ([]*queue.En
 	return out, nil
 }
 
+// CountActiveEntries returns the number of the queue's non-terminal
+// entries.
+func (o *ops) CountActiveEntries(ctx context.Context, queueID int64) (int, error) {
+	unlock, err := o.begin(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("failed to count active entries of queue %d: %w", queueID, err)
+	}
+	defer unlock()
+	return len(o.d.activeEntries[queueID]), nil
+}
+
 // FindActiveEntries returns the active entries of a PR in every queue of
 // the repository, ordered by queue ID.
 func (o *ops) FindActiveEntries(ctx context.Context, repo queue.Repo, prNumber int) ([]*queue.Entry, error) {

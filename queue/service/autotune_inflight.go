@@ -34,9 +34,9 @@ func runsInFlight(ctx context.Context, st queue.Store, queueID int64) (chain, ou
 // queuedEntries counts a queue's active entries (waiting or being tested),
 // for autotune.Tuner.Queued: the estimates start from the queue's backlog.
 func queuedEntries(ctx context.Context, st queue.Store, queueID int64) (int, error) {
-	entries, err := st.ListActiveEntries(ctx, queueID)
+	n, err := st.CountActiveEntries(ctx, queueID)
 	if err != nil {
 		return 0, fmt.Errorf("failed to count the queue's entries: %w", err)
 	}
-	return len(entries), nil
+	return n, nil
 }

@@ -87,7 +87,8 @@ var (
 	entryByID   = entrySelect + " WHERE id = ?"
 	entryActive = entrySelect + " WHERE queue_id = ? AND " + activeEntry +
 		" ORDER BY priority_value, seq, submitted_at NULLS FIRST, pr_number"
-	entryFind = "SELECT " + selectList(entryCols, "e") + `, e.version FROM entries e JOIN queues q ON q.id = e.queue_id
+	entryCountActive = "SELECT COUNT(*) FROM entries WHERE queue_id = ? AND " + activeEntry
+	entryFind        = "SELECT " + selectList(entryCols, "e") + `, e.version FROM entries e JOIN queues q ON q.id = e.queue_id
 		WHERE q.host = ? COLLATE NOCASE AND q.owner = ? COLLATE NOCASE AND q.name = ? COLLATE NOCASE AND e.pr_number = ? AND e.` + activeEntry + `
 		ORDER BY q.id`
 )
@@ -170,6 +171,16 @@ func (o *ops) ListActiveEntries(ctx context.Context, queueID int64) ([]*queue.En
 		return nil, fmt.Errorf("failed to list active entries of queue %d: %w", queueID, err)
 	}
 	return out, nil
+}
+
+// CountActiveEntries returns the number of the queue's non-terminal
+// entries (the partial index entries_active serves it).
+func (o *ops) CountActiveEntries(ctx context.Context, queueID int64) (int, error) {
+	var n int
+	if err := o.rd.QueryRowContext(ctx, entryCountActive, queueID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("failed to count active entries of queue %d: %w", queueID, err)
+	}
+	return n, nil
 }
 
 // FindActiveEntries returns the active entries of a PR in every queue of

@@ -121,6 +121,11 @@ var entryTests = []testCase{
 		if got, err := s.ListActiveEntries(ctx, q.ID+100); err != nil || len(got) != 0 {
 			t.Errorf("ListActiveEntries(unknown queue) = %v, %v", got, err)
 		}
+		for id, want := range map[int64]int{q.ID: 7, other.ID: 1, q.ID + 100: 0} {
+			if n, err := s.CountActiveEntries(ctx, id); err != nil || n != want {
+				t.Errorf("CountActiveEntries(queue %d) = %d, %v; want %d", id, n, err, want)
+			}
+		}
 	}},
 	{"entry/find active in every queue of the repo", func(t *testing.T, s queue.Store) {
 		mainQ := mustQueue(t, s, "main")

@@ -22,7 +22,11 @@ type Observation struct {
 	// until that much time has passed since the first event), or longer
 	// when it keeps older arrivals to have MinKept.
 	Window time.Duration
-	// Arrivals, Runs and Concluded count the events behind the figures.
+	// Arrivals, Runs and Concluded count the events behind the figures:
+	// the arrivals of Window; the runs and conclusions of the observer's
+	// window and, when it holds fewer than RateKept, older ones up to the
+	// latest RateKept of the last RateMaxAge (the rates below are
+	// measured on them).
 	Arrivals, Runs, Concluded int
 	// ArrivalsPerHour is the rate at which PRs were submitted.
 	ArrivalsPerHour float64
@@ -31,7 +35,7 @@ type Observation struct {
 	// median); zero without runs.
 	CIMedian time.Duration
 	CISigma  float64
-	// FailRate is the share of the PRs concluded in the window that the
+	// FailRate is the share of the PRs concluded (Concluded) that the
 	// queue rejected (a PR rejected and then merged at the same head,
 	// ConcludedHead, counts once, merged).
 	FailRate float64
@@ -171,15 +175,40 @@ func (o *Observer) ConcludedHead(at time.Time, pr int, head string, merged bool)
 // window holds too few to estimate a rate.
 const MinKept = 40
 
+// RateKept and RateMaxAge widen the evidence of the rates (failure, flake,
+// CI durations): the observer keeps the latest RateKept runs and
+// conclusions younger than RateMaxAge even when they are older than its
+// window. A rate of 1 % is 0 in most windows of 70 conclusions (four hours
+// at 17 PRs an hour), and the estimates on a rate of 0 put batches level
+// with plain speculation where one failure in a batch of eight costs its
+// bisection: on PR-head CI traffic (1 % of PRs failing) ours(auto) spent
+// hours in batches. The arrival rate stays the window's: it is what moves
+// first (docs/performance.md, "rates on more than the window").
+const (
+	RateKept   = 200
+	RateMaxAge = 24 * time.Hour
+)
+
 // prune forgets what ended before the window, but for the latest MinKept
-// of each kind (a PR's proof is kept for two windows: a run's tree may
-// hold a PR concluded a little before the run finished).
+// of each kind and, of runs and conclusions, the latest RateKept younger
+// than RateMaxAge (a PR's proof is kept for a window past the oldest run
+// kept, and at least two windows: a run's tree may hold a PR concluded a
+// little before the run finished).
 func (o *Observer) prune(now time.Time) {
-	from := now.Add(-o.window)
-	o.arrivals = dropBefore(o.arrivals, func(t time.Time) bool { return t.Before(from) })
-	o.runs = dropBefore(o.runs, func(r RunResult) bool { return r.Finished.Before(from) })
-	o.concluded = dropBefore(o.concluded, func(c conclusion) bool { return c.at.Before(from) })
+	from, rateFrom := now.Add(-o.window), now.Add(-RateMaxAge)
+	// forRate keeps what is older than the window for the rates.
+	forRate := func(at time.Time, rest int) bool { return rest <= RateKept && !at.Before(rateFrom) }
+	o.arrivals = dropBefore(o.arrivals, func(t time.Time, _ int) bool { return t.Before(from) })
+	o.runs = dropBefore(o.runs, func(r RunResult, rest int) bool {
+		return r.Finished.Before(from) && !forRate(r.Finished, rest)
+	})
+	o.concluded = dropBefore(o.concluded, func(c conclusion, rest int) bool {
+		return c.at.Before(from) && !forRate(c.at, rest)
+	})
 	old := now.Add(-2 * max(o.window, o.span(now)))
+	if len(o.runs) > 0 {
+		old = minTime(old, o.runs[0].Finished.Add(-o.window))
+	}
 	for _, m := range []map[int]time.Time{o.good, o.bad, o.fixed} {
 		for pr, at := range m {
 			if at.Before(old) {
@@ -188,6 +217,13 @@ func (o *Observer) prune(now time.Time) {
 			}
 		}
 	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // span is how far back the arrivals kept reach (the window, or more for
@@ -202,10 +238,11 @@ func (o *Observer) span(now time.Time) time.Duration {
 
 // dropBefore removes the leading elements for which old is true, keeping
 // the last MinKept (the elements are in about time order; a late report
-// stays until it is at the front).
-func dropBefore[T any](xs []T, old func(T) bool) []T {
+// stays until it is at the front). old is given an element and how many
+// elements it and those after it are.
+func dropBefore[T any](xs []T, old func(x T, rest int) bool) []T {
 	i := 0
-	for i < len(xs)-MinKept && old(xs[i]) {
+	for i < len(xs)-MinKept && old(xs[i], len(xs)-i) {
 		i++
 	}
 	if i == 0 {

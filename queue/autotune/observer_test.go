@@ -191,3 +191,53 @@ func TestObserverSeesFlakesThatRejectedPRs(t *testing.T) {
 		t.Errorf("without heads: failure rate %.2f, want 0.5 (one rejection, one merge)", got.FailRate)
 	}
 }
+
+// TestObserverMeasuresRatesOnMoreThanItsWindow: a 2 % failure rate is 0
+// in a four-hour window that happens to hold no failure; the observer
+// measures it on the latest RateKept conclusions, no older than
+// RateMaxAge, while the arrival rate stays the window's.
+func TestObserverMeasuresRatesOnMoreThanItsWindow(t *testing.T) {
+	t.Parallel()
+	o := NewObserver(4 * time.Hour)
+	// 20 PRs an hour for 10 hours; every 50th fails, but none in the
+	// last four hours (PRs 121..200).
+	at := t0
+	for pr := 1; pr <= 200; pr++ {
+		at = at.Add(3 * time.Minute)
+		o.Arrived(at)
+		passed := pr%50 != 0 || pr > 120
+		o.RunFinished(RunResult{Started: at.Add(-20 * time.Minute), Finished: at, Passed: passed, Tree: []int{pr}})
+		o.Concluded(at, pr, passed)
+	}
+	obs := o.Observe(at)
+	if obs.Concluded != 200 || math.Abs(obs.FailRate-2.0/200) > 1e-9 {
+		t.Errorf("failure rate %.4f over %d conclusions, want 2 failures of 200 (the latest RateKept)", obs.FailRate, obs.Concluded)
+	}
+	if obs.Window != 4*time.Hour || math.Abs(obs.ArrivalsPerHour-20) > 0.5 {
+		t.Errorf("arrivals %.1f/h over %v, want the window's 20/h over 4h", obs.ArrivalsPerHour, obs.Window)
+	}
+	// 250 more PRs, all good: only the latest RateKept count.
+	for pr := 201; pr <= 450; pr++ {
+		at = at.Add(3 * time.Minute)
+		o.Arrived(at)
+		o.RunFinished(RunResult{Started: at.Add(-20 * time.Minute), Finished: at, Passed: true, Tree: []int{pr}})
+		o.Concluded(at, pr, true)
+	}
+	if obs := o.Observe(at); obs.Concluded != RateKept || obs.Runs != RateKept || obs.FailRate != 0 {
+		t.Errorf("kept %d conclusions and %d runs, failure rate %.3f; want the latest %d, none failed", obs.Concluded, obs.Runs, obs.FailRate, RateKept)
+	}
+	// A quiet queue: two PRs an hour for 40 hours, the failures in the
+	// first ten. Those older than RateMaxAge no longer count.
+	q := NewObserver(4 * time.Hour)
+	at = t0
+	for pr := 1; pr <= 80; pr++ {
+		at = at.Add(30 * time.Minute)
+		q.Arrived(at)
+		passed := pr > 20 || pr%5 != 0
+		q.RunFinished(RunResult{Started: at.Add(-10 * time.Minute), Finished: at, Passed: passed, Tree: []int{pr}})
+		q.Concluded(at, pr, passed)
+	}
+	if obs := q.Observe(at); obs.FailRate != 0 || obs.Concluded != 49 {
+		t.Errorf("quiet queue: failure rate %.3f over %d conclusions, want 0 over the last day's 49 (both ends)", obs.FailRate, obs.Concluded)
+	}
+}

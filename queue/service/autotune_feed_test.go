@@ -3,11 +3,11 @@ package service
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/autotune"
 	"github.com/mergequeue/mq/queue/memstore"
 )
 
@@ -107,6 +107,47 @@ func TestTheObserverReadsEventsWhoseIDsDoNotFollowTheirMoments(t *testing.T) {
 	}
 }
 
+// TestANewTunerReadsTheEvidenceOfItsRates: a process that starts (or a
+// queue whose autoTune was just turned on) reads the events of the last
+// autotune.RateMaxAge, not only of its window, so the failure rate it
+// chooses on counts a failure ten hours old, as the observer of a process
+// that ran all along would.
+func TestANewTunerReadsTheEvidenceOfItsRates(t *testing.T) {
+	ctx := context.Background()
+	st, q := feedQueue(t)
+	now := time.Date(2026, 11, 27, 20, 0, 0, 0, time.UTC)
+	conclude := func(pr int, ago time.Duration, to queue.EntryState) {
+		t.Helper()
+		entry := fmt.Sprintf("e%d", pr)
+		for _, ev := range []*queue.Event{
+			{QueueID: q.ID, EntryID: entry, PRNumber: pr, At: now.Add(-ago - 20*time.Minute), To: queue.StatePending},
+			{QueueID: q.ID, EntryID: entry, PRNumber: pr, At: now.Add(-ago), From: queue.StateTesting, To: to},
+		} {
+			if err := st.AddEvent(ctx, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// 30 PRs, one every 20 minutes over ten hours; PR 3 (ten hours ago)
+	// failed; none failed in the four-hour window. One more, 30 hours
+	// ago, failed: older than RateMaxAge.
+	conclude(100, 30*time.Hour, queue.StateFailed)
+	for pr := 1; pr <= 30; pr++ {
+		to := queue.StateMerged
+		if pr == 3 {
+			to = queue.StateFailed
+		}
+		conclude(pr, time.Duration(30-pr)*20*time.Minute, to)
+	}
+	s, qt := &Service{store: st}, newQueueTuner(4*time.Hour, now)
+	if err := s.feedObserver(ctx, q, qt); err != nil {
+		t.Fatal(err)
+	}
+	if obs := qt.obs.Observe(now); obs.Concluded != 30 || math.Abs(obs.FailRate-1.0/30) > 1e-9 {
+		t.Errorf("failure rate %.4f over %d conclusions, want 1/30: the last ten hours' conclusions, PR 3's failure among them", obs.FailRate, obs.Concluded)
+	}
+}
+
 // feedQueue is a memory store holding one queue with default settings.
 func feedQueue(t *testing.T) (*memstore.Store, *queue.Queue) {
 	t.Helper()
@@ -119,9 +160,5 @@ func feedQueue(t *testing.T) (*memstore.Store, *queue.Queue) {
 	return st, q
 }
 
-// feedTuner is a queue's tuner state whose feed starts an hour before t0,
-// with a four-hour window.
-func feedTuner(t0 time.Time) *queueTuner {
-	return &queueTuner{obs: autotune.NewObserver(4 * time.Hour), cursorAt: t0.Add(-time.Hour),
-		seen: map[int64]time.Time{}, prs: map[string]int{}, runs: map[string]bool{}, reported: map[string]time.Time{}}
-}
+// feedTuner is a queue's tuner state made at t0, with a four-hour window.
+func feedTuner(t0 time.Time) *queueTuner { return newQueueTuner(4*time.Hour, t0) }

@@ -150,6 +150,16 @@ type queueTuner struct {
 	reported map[string]time.Time
 }
 
+// newQueueTuner is a queue's tuner state at now, observing over window.
+// Its feed first reads the events of the last autotune.RateMaxAge (or of
+// the window, if longer): the observer measures its rates on that much
+// evidence, so a process that just started chooses on what one that ran
+// all along would.
+func newQueueTuner(window time.Duration, now time.Time) *queueTuner {
+	return &queueTuner{obs: autotune.NewObserver(window), cursorAt: now.Add(-max(window, autotune.RateMaxAge)),
+		seen: map[int64]time.Time{}, prs: map[string]int{}, runs: map[string]bool{}, reported: map[string]time.Time{}, next: now}
+}
+
 // BoundsOf are the bounds of autoTune a queue's settings set.
 func BoundsOf(s queue.Settings) autotune.Bounds {
 	return autotune.Bounds{MaxRuns: s.AutoTuneMaxRuns, MaxRunsPerMerge: float64(s.AutoTuneMaxRunsPerHundredMerges) / 100}
@@ -213,8 +223,7 @@ func (s *Service) pokeTuner(ctx context.Context, q *queue.Queue) {
 	defer b.mu.Unlock()
 	qt := b.queues[q.ID]
 	if qt == nil {
-		qt = &queueTuner{obs: autotune.NewObserver(b.opts.Window), cursorAt: now.Add(-b.opts.Window),
-			seen: map[int64]time.Time{}, prs: map[string]int{}, runs: map[string]bool{}, reported: map[string]time.Time{}, next: now}
+		qt = newQueueTuner(b.opts.Window, now)
 		b.queues[q.ID] = qt
 	}
 	if qt.busy || now.Before(qt.next) {

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"fmt"
 	"math"
 
 	"github.com/mergequeue/mq/queue"
@@ -29,14 +28,4 @@ func runsInFlight(ctx context.Context, st queue.Store, queueID int64) (chain, ou
 		}
 	}
 	return chain, outside
-}
-
-// queuedEntries counts a queue's active entries (waiting or being tested),
-// for autotune.Tuner.Queued: the estimates start from the queue's backlog.
-func queuedEntries(ctx context.Context, st queue.Store, queueID int64) (int, error) {
-	n, err := st.CountActiveEntries(ctx, queueID)
-	if err != nil {
-		return 0, fmt.Errorf("failed to count the queue's entries: %w", err)
-	}
-	return n, nil
 }

@@ -356,7 +356,9 @@ func (s *Service) retune(ctx context.Context, queueID int64, qt *queueTuner) {
 	// as the runs in progress leave room within the bound, the rest at the
 	// next retunes.
 	qt.tuner.InFlight = func() (int, int) { return runsInFlight(ctx, s.store, queueID) }
-	qt.tuner.Queued = func() (int, error) { return queuedEntries(ctx, s.store, queueID) }
+	// The backlog the estimates start from: the queue's active entries
+	// (waiting or being tested), counted without reading them.
+	qt.tuner.Queued = func() (int, error) { return s.store.CountActiveEntries(ctx, queueID) }
 	type result struct {
 		ch   autotune.Change
 		ok   bool

@@ -13,17 +13,16 @@ import (
 // TuneEvaluator estimates a tuning (autotune.Evaluator) by running our
 // engine on a workload fitted to the observation: the observed backlog,
 // then Poisson arrivals at the observed rate, the observed log-normal CI,
-// failure and flake rates, over EvalPRs(rate) PRs on each of EvalSeeds;
-// the estimate is the p95 of the seeds' times-to-merge pooled (the median of their p95s when some gave
-// up, EvaluateWithin) and the mean runs per merge, and it keeps up when
-// every seed did. A good
-// PR the engine rejects (a flake) comes back ResubmitAfter later
-// (RunOptions.Resubmit), so its extra wait and runs count, and every
-// candidate sees the same CI for the same run of a PR on a seed
-// (RunOptions.CommonRandom), so their differences are less noisy.
-// Estimates are a pure function of (observation, tuning), cached by them
-// for the life of the process (the Tuner passes fitted observations, so
-// nearby ones share an entry).
+// failure and flake rates, over EvalPRs(rate) PRs on each of its Seeds.
+// The estimate is the p95 of the seeds' times-to-merge pooled (the median
+// of their p95s when some gave up, EvaluateWithin) and the mean runs per
+// merge; it keeps up when every seed did. A good PR the engine rejects (a
+// flake) comes back ResubmitAfter later (RunOptions.Resubmit), so its
+// extra wait and runs count, and every candidate sees the same CI for the
+// same run of a PR on a seed (RunOptions.CommonRandom), so their
+// differences are less noisy. Estimates are a pure function of
+// (observation, tuning), cached by them for the life of the process (the
+// Tuner passes fitted observations, so nearby ones share an entry).
 type TuneEvaluator struct {
 	// Seeds is the number of seeds (1, 2, …) a tuning is simulated on
 	// (0 = 3).

@@ -49,20 +49,28 @@ type Evaluator interface {
 }
 
 // Grid is the candidate tunings within b, in order of preference on a tie:
-// with h = half of MaxRuns,
-//   - plain speculation at h and at MaxRuns runs;
-//   - flake absorption (depth 1, optimistic merging) at h and MaxRuns;
+// with h = half of MaxRuns and g = halfway between h and MaxRuns,
+//   - flake absorption (depth 1, optimistic merging) at h, g and MaxRuns
+//     runs: g lets a rush or a backlog take more runs at once than h
+//     without every failure restarting MaxRuns of them;
 //   - flake absorption with batches of 2, and of 2..8 split into single
 //     entries on failure, at h in the chain and h outside it;
 //   - isolation runs with batches of 2..8, 3/8 of MaxRuns in the chain and
 //     the rest outside it (from 32 runs up: a queue with fewer runs at
 //     once keeps up with less).
 //
+// There is no candidate at depth 0: a flaky run there rejects a good PR,
+// which its author must queue again (its wait and its runs start over),
+// and at depth 0 the observer sees flakes as failures, so it cannot tell
+// a queue without flakes from one whose flakes it keeps rejecting. Depth
+// 1 with optimistic merging costs a failure of a broken PR one run behind
+// it before the rejection, and spends no more runs per merge in the long
+// run (docs/performance.md, "no candidate at depth 0").
+//
 // Every candidate has at most MaxRuns runs at once.
 func Grid(b Bounds) []Tuning {
 	m := max(b.MaxRuns, 1)
 	h := max(m/2, 1)
-	plain := func(k int) Tuning { return Tuning{Concurrency: k} }
 	flakes := func(k int) Tuning { return Tuning{Concurrency: k, PendingFailureDepth: 1, Optimistic: true} }
 	var out []Tuning
 	add := func(t Tuning) {
@@ -70,9 +78,8 @@ func Grid(b Bounds) []Tuning {
 			out = append(out, t)
 		}
 	}
-	add(plain(h))
-	add(plain(m))
 	add(flakes(h))
+	add(flakes((h + m) / 2))
 	add(flakes(m))
 	if m >= 2 {
 		b2 := flakes(h)

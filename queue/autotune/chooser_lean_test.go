@@ -25,9 +25,9 @@ func shopifyLike(t Tuning) Estimate {
 // TestChooseTheLeanerOfWhatTheEstimatesCannotTellApart: within
 // ChoiceMargin of the fastest estimate and RunsNoise of its runs per
 // merge, the chooser keeps fewer runs at once and, once failures or
-// flakes were seen, a tuning that absorbs flakes; on a clean observation
-// the estimated runs per merge decide between depth 0 and 1. A candidate
-// clearly faster than the margin is still taken.
+// flakes were seen or not, a tuning that absorbs flakes (there is no
+// candidate at depth 0). A candidate clearly faster than the margin is
+// still taken.
 func TestChooseTheLeanerOfWhatTheEstimatesCannotTellApart(t *testing.T) {
 	t.Parallel()
 	b := Bounds{MaxRuns: 24}
@@ -40,8 +40,8 @@ func TestChooseTheLeanerOfWhatTheEstimatesCannotTellApart(t *testing.T) {
 		t.Errorf("failures and flakes seen: chose %s, want %s", ch.Tuning, want)
 	}
 	ch, _ = Choose(table{f: shopifyLike}, Observation{}, b, nil)
-	if want := (Tuning{Concurrency: 12}); ch.Tuning != want {
-		t.Errorf("nothing failed: chose %s, want %s (fewer runs per merge)", ch.Tuning, want)
+	if want := (Tuning{Concurrency: 12, PendingFailureDepth: 1, Optimistic: true}); ch.Tuning != want {
+		t.Errorf("nothing failed: chose %s, want %s", ch.Tuning, want)
 	}
 	clearly := func(t Tuning) Estimate {
 		e := shopifyLike(t)
@@ -72,5 +72,55 @@ func TestTunerReturnsToALeanerTuning(t *testing.T) {
 	}
 	if want := (Tuning{Concurrency: 12, PendingFailureDepth: 1, Optimistic: true}); c.To != want || tu.Current() != want {
 		t.Errorf("changed to %s (in force %s), want %s", c.To, tu.Current(), want)
+	}
+}
+
+// TestGridHasNoDepthZeroAndAMiddleConcurrency: every candidate absorbs
+// flakes, and between half the runs at once and all of them there is a
+// middle step, so a rush need not take the most runs at once.
+func TestGridHasNoDepthZeroAndAMiddleConcurrency(t *testing.T) {
+	t.Parallel()
+	for m := 1; m <= 80; m++ {
+		ks := map[int]bool{}
+		for _, tu := range Grid(Bounds{MaxRuns: m}) {
+			if !tu.AbsorbsFlakes() {
+				t.Errorf("bound %d: %s does not absorb flakes", m, tu)
+			}
+			if !tu.Batch && !tu.Isolation {
+				ks[tu.Concurrency] = true
+			}
+		}
+		h := max(m/2, 1)
+		for _, k := range []int{h, (h + m) / 2, m} {
+			if !ks[k] {
+				t.Errorf("bound %d: no speculation at k=%d (has %v)", m, k, ks)
+			}
+		}
+	}
+}
+
+// TestChooseTheMiddleConcurrencyInARush: in a rush the most runs at once
+// is the fastest, the middle step is within ChoiceMargin of it and spends
+// clearly fewer runs per merge (a failure restarts fewer runs): the middle
+// is chosen.
+func TestChooseTheMiddleConcurrencyInARush(t *testing.T) {
+	t.Parallel()
+	rush := func(t Tuning) Estimate {
+		switch {
+		case t.Batch || t.Isolation:
+			return Estimate{KeptUp: true, P95: 540 * time.Minute, RunsPerMerge: 1.05}
+		case t.Concurrency == 24:
+			return Estimate{KeptUp: true, P95: 230 * time.Minute, RunsPerMerge: 2.66}
+		case t.Concurrency == 18:
+			return Estimate{KeptUp: true, P95: 262 * time.Minute, RunsPerMerge: 2.25}
+		}
+		return Estimate{KeptUp: true, P95: 309 * time.Minute, RunsPerMerge: 1.87}
+	}
+	ch, err := Choose(table{f: rush}, Observation{FailRate: 0.05, FlakeRate: 0.02}, Bounds{MaxRuns: 24}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Tuning{Concurrency: 18, PendingFailureDepth: 1, Optimistic: true}); ch.Tuning != want {
+		t.Errorf("chose %s, want %s", ch.Tuning, want)
 	}
 }

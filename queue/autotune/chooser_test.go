@@ -58,7 +58,7 @@ func TestChooseKeepsTheLowestP95WithinTheRunsBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Tuning{Concurrency: 24}); ch.Tuning != want {
+	if want := (Tuning{Concurrency: 24, PendingFailureDepth: 1, Optimistic: true}); ch.Tuning != want {
 		t.Errorf("unbounded: chose %s, want %s", ch.Tuning, want)
 	}
 	ch, _ = Choose(ev, Observation{}, Bounds{MaxRuns: 24, MaxRunsPerMerge: 1}, nil)

@@ -178,9 +178,9 @@ func Choose(ev Evaluator, obs Observation, b Bounds, now func() time.Time) (Choi
 // p95 among those that keep up within b.MaxRunsPerMerge; of those within
 // ChoiceMargin of that p95 it keeps the one with the fewest estimated runs
 // per merge where they differ by more than RunsNoise, else the leanest
-// (Leaner, flake absorption counting only when the observation holds
-// failures or flakes: at depth 0 a flake is seen as a failure), else the
-// one with the fewest estimated runs per merge. When none keeps up within
+// (Leaner: every candidate of the grid absorbs flakes, so the one with
+// fewer runs at once), else the one with the fewest estimated runs per
+// merge. When none keeps up within
 // the bound, it keeps the cheapest that keeps up, else the cheapest of
 // all. now measures the time taken (nil =
 // no measure). With a budget (> 0, and now set), it stops estimating once

@@ -24,10 +24,9 @@ func shopifyLike(t Tuning) Estimate {
 
 // TestChooseTheLeanerOfWhatTheEstimatesCannotTellApart: within
 // ChoiceMargin of the fastest estimate and RunsNoise of its runs per
-// merge, the chooser keeps fewer runs at once and, once failures or
-// flakes were seen or not, a tuning that absorbs flakes (there is no
-// candidate at depth 0). A candidate clearly faster than the margin is
-// still taken.
+// merge, the chooser keeps fewer runs at once, absorbing flakes whether
+// failures or flakes were seen or not (there is no candidate at depth 0).
+// A candidate clearly faster than the margin is still taken.
 func TestChooseTheLeanerOfWhatTheEstimatesCannotTellApart(t *testing.T) {
 	t.Parallel()
 	b := Bounds{MaxRuns: 24}

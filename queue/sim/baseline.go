@@ -19,6 +19,10 @@ type harness struct {
 	merged []bool
 	// baseRed is set once a broken PR landed: every later tree fails.
 	baseRed bool
+	// pol is the policy run in the harness; with resubmit set, a good PR
+	// it rejects arrives again ResubmitAfter later (RunOptions.Resubmit).
+	pol      baseline
+	resubmit bool
 }
 
 // ciBuild is one CI run of the target branch plus prs, in order.
@@ -95,7 +99,18 @@ func (h *harness) merge(i int) {
 	h.rec.Conclude(i, Merged, h.sim.Elapsed())
 }
 
-func (h *harness) reject(i int) { h.rec.Conclude(i, Rejected, h.sim.Elapsed()) }
+// reject ends PR i as failed. With resubmit set, a PR that would pass on
+// its own now (a good PR rejected for a flake, not conflicting with what
+// merged) is not concluded: it arrives again ResubmitAfter later, keeping
+// its first arrival, as it does in a run of our engine.
+func (h *harness) reject(i int) {
+	if h.resubmit && h.intrinsic([]int{i}) {
+		h.rec.Resubmitted++
+		h.sim.After(ResubmitAfter, func() { h.pol.arrive(i) })
+		return
+	}
+	h.rec.Conclude(i, Rejected, h.sim.Elapsed())
+}
 
 // baseline is a queue policy run in the harness; arrive hands it a new PR.
 type baseline interface {

@@ -34,7 +34,11 @@ type Recorder struct {
 	CITime time.Duration
 	// Rounds counts synchronous speculation rounds (validation mode only).
 	Rounds int
-	open   int
+	// Resubmitted counts the false rejections that were followed by a
+	// resubmission (RunOptions.Resubmit): the PR's record stays open, so
+	// Summarize adds them to Result.FalseRejections.
+	Resubmitted int
+	open        int
 }
 
 // NewRecorder prepares records for prs.
@@ -102,8 +106,9 @@ type Result struct {
 	CIMinutes       float64
 	RunsPerMerge    float64
 	MinutesPerMerge float64
-	// WronglyMerged counts broken PRs that landed; FalseRejections good
-	// PRs that were ejected as failed.
+	// WronglyMerged counts broken PRs that landed; FalseRejections the
+	// times a good PR was ejected as failed (a resubmitted PR counts once
+	// per ejection, RunOptions.Resubmit).
 	WronglyMerged   int
 	FalseRejections int
 	// GitHubWrites and GitHubCalls count the GitHub requests our engine's
@@ -160,7 +165,8 @@ func (res *Result) setGitHubCost(w *World) {
 // Summarize turns a finished simulation's records into a Result. end is
 // the virtual time the simulation stopped.
 func Summarize(policy string, w Workload, rec *Recorder, end time.Duration) Result {
-	res := Result{Policy: policy, CIRuns: rec.Runs, CIMinutes: rec.CITime.Minutes(), Rounds: rec.Rounds}
+	res := Result{Policy: policy, CIRuns: rec.Runs, CIMinutes: rec.CITime.Minutes(), Rounds: rec.Rounds,
+		FalseRejections: rec.Resubmitted}
 	arrived := 0
 	for _, r := range rec.Records {
 		if r.Arrival <= end {

@@ -225,12 +225,13 @@ type RunOptions struct {
 	// checked every tenth of it, at least every minute of simulated time).
 	// For estimates whose only question is "faster than this?".
 	GiveUpBeyond time.Duration
-	// Resubmit submits every good PR our engine rejects (a flake) again,
+	// Resubmit submits every good PR a policy rejects (a flake) again,
 	// ResubmitAfter later, as its author would: its time-to-merge then
 	// runs from its first arrival to its merge and its runs count in runs
 	// per merge, so a setting that rejects good PRs is not priced as if
-	// they had vanished. For estimates (TuneEvaluator), not for reports:
-	// the baselines do not resubmit.
+	// they had vanished (Result.FalseRejections still counts every such
+	// rejection). Our engine and the baselines alike; the reports and the
+	// estimates (TuneEvaluator) use it, the closed-form validations do not.
 	Resubmit bool
 	// CommonRandom draws each CI run's duration and flake from the seed,
 	// the PR it tests and how many runs of that PR came before, instead of
@@ -271,13 +272,13 @@ func Run(w Workload, p PolicySpec, seed uint64, opts RunOptions) (Result, error)
 	if p.Kind == KindOurs {
 		res, err = runOurs(w, p, prs, seed, limit, maxQueue, opts)
 	} else {
-		res, err = runBaseline(w, p, prs, seed, limit, maxQueue)
+		res, err = runBaseline(w, p, prs, seed, limit, maxQueue, opts.Resubmit)
 	}
 	res.Wall = time.Since(started)
 	return res, err
 }
 
-func runBaseline(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duration, maxQueue int) (Result, error) {
+func runBaseline(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duration, maxQueue int, resubmit bool) (Result, error) {
 	s := NewSim()
 	rec := NewRecorder(prs)
 	h := newHarness(s, w, prs, rec, seed)
@@ -300,6 +301,7 @@ func runBaseline(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Dur
 	default:
 		return Result{}, fmt.Errorf("unknown policy %q", p.Kind)
 	}
+	h.pol, h.resubmit = pol, resubmit
 	arrived := 0
 	for _, pr := range prs {
 		s.At(pr.Arrival, func() {

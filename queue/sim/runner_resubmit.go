@@ -46,6 +46,7 @@ func (r *oursRun) resubmitRejected() {
 		}
 		n := ev.PRNumber
 		r.resubmitting++
+		r.rec.Resubmitted++
 		r.sim.After(ResubmitAfter, func() {
 			r.resubmitting--
 			if _, err := r.svc.Submit(r.ctx, queue.SubmitRequest{Key: r.q.Key, PRNumber: n, Submitter: "sim", Source: "api"}); err != nil {

@@ -48,17 +48,39 @@ func storedQueue(q *queue.Queue) (*queue.Queue, error) {
 }
 
 func copyEntry(e *queue.Entry) *queue.Entry {
-	c := *e
+	c := new(queue.Entry)
+	copyEntryInto(c, e)
+	return c
+}
+
+// copyEntryInto makes *dst a deep copy of e.
+func copyEntryInto(dst, e *queue.Entry) {
+	*dst = *e
 	if e.PR.Mergeable != nil {
 		m := *e.PR.Mergeable
-		c.PR.Mergeable = &m
+		dst.PR.Mergeable = &m
 	}
 	if e.Conflict != nil {
 		k := *e.Conflict
 		k.Before = slices.Clone(e.Conflict.Before)
-		c.Conflict = &k
+		dst.Conflict = &k
 	}
-	return &c
+}
+
+// copyEntries deep-copies es in order, into one allocation: the listing
+// of a snapshot copies every active entry, and one allocation for all of
+// them costs a fraction of one each.
+func copyEntries(es []*queue.Entry) []*queue.Entry {
+	if len(es) == 0 {
+		return nil
+	}
+	backing := make([]queue.Entry, len(es))
+	out := make([]*queue.Entry, len(es))
+	for i, e := range es {
+		copyEntryInto(&backing[i], e)
+		out[i] = &backing[i]
+	}
+	return out
 }
 
 // storedEntry is a normalised deep copy of e for storing.
@@ -76,14 +98,46 @@ func storedEntry(e *queue.Entry) (*queue.Entry, error) {
 }
 
 func copyRun(r *queue.TestRun) *queue.TestRun {
-	c := *r
-	c.EntryIDs = slices.Clone(r.EntryIDs)
-	c.PRNumbers = slices.Clone(r.PRNumbers)
-	c.PRSHAs = slices.Clone(r.PRSHAs)
-	c.Ahead = slices.Clone(r.Ahead)
-	c.RequiredChecks = slices.Clone(r.RequiredChecks)
-	c.RerunChecks = slices.Clone(r.RerunChecks)
-	return &c
+	c := new(queue.TestRun)
+	copyRunInto(c, r)
+	return c
+}
+
+// copyRunInto makes *dst a deep copy of r. Its string lists share one
+// allocation, each capped at its length, so appending to one never
+// writes into another.
+func copyRunInto(dst, r *queue.TestRun) {
+	*dst = *r
+	dst.PRNumbers = slices.Clone(r.PRNumbers)
+	dst.RerunChecks = slices.Clone(r.RerunChecks)
+	lists := [...]*[]string{&dst.EntryIDs, &dst.PRSHAs, &dst.Ahead, &dst.RequiredChecks}
+	n := 0
+	for _, l := range lists {
+		n += len(*l)
+	}
+	strs := make([]string, 0, n)
+	for _, l := range lists {
+		if *l == nil {
+			continue // nil stays nil, as slices.Clone keeps it
+		}
+		from := len(strs)
+		strs = append(strs, *l...)
+		*l = strs[from:len(strs):len(strs)]
+	}
+}
+
+// copyRuns deep-copies rs in order, into one allocation for the runs.
+func copyRuns(rs []*queue.TestRun) []*queue.TestRun {
+	if len(rs) == 0 {
+		return nil
+	}
+	backing := make([]queue.TestRun, len(rs))
+	out := make([]*queue.TestRun, len(rs))
+	for i, r := range rs {
+		copyRunInto(&backing[i], r)
+		out[i] = &backing[i]
+	}
+	return out
 }
 
 // storedRun is a normalised deep copy of r for storing.

@@ -97,18 +97,29 @@ func (o *ops) ListActiveEntries(ctx context.Context, queueID int64) ([]*queue.En
 	}
 	out := make([]*queue.Entry, 0, len(set))
 	for _, e := range set {
-		out = append(out, copyEntry(e))
+		out = append(out, e)
 	}
-	slices.SortFunc(out, func(a, b *queue.Entry) int {
-		return cmp.Or(
-			cmp.Compare(a.PriorityValue, b.PriorityValue),
-			cmp.Compare(a.Seq, b.Seq),
-			nullTimeCompare(a.SubmittedAt, b.SubmittedAt),
-			cmp.Compare(a.PRNumber, b.PRNumber),
-			cmp.Compare(a.ID, b.ID), // (queue, PR) is unique; keeps the order total
-		)
-	})
-	return out, nil
+	slices.SortFunc(out, activeOrder)
+	return copyEntries(out), nil
+}
+
+// activeOrder orders entries by (PriorityValue, Seq, SubmittedAt,
+// PRNumber, ID); (queue, PR) is unique, so ID keeps the order total. Each
+// key is compared only when the ones before it tie.
+func activeOrder(a, b *queue.Entry) int {
+	if c := cmp.Compare(a.PriorityValue, b.PriorityValue); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+		return c
+	}
+	if c := nullTimeCompare(a.SubmittedAt, b.SubmittedAt); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.PRNumber, b.PRNumber); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
 }
 
 // CountActiveEntries returns the number of the queue's non-terminal

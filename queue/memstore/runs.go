@@ -85,32 +85,45 @@ func (o *ops) FindRunsBySHA(ctx context.Context, repo queue.Repo, sha string) ([
 // sortedRuns copies the runs of set that keep accepts (all if nil), ordered
 // by (CreatedAt, ID) with the zero time first, as SQL orders NULL.
 func sortedRuns(set map[string]*queue.TestRun, keep func(*queue.TestRun) bool) []*queue.TestRun {
+	return copyRuns(selectRuns(set, keep, func(a, b *queue.TestRun) int {
+		if c := nullTimeCompare(a.CreatedAt, b.CreatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	}))
+}
+
+// selectRuns returns the runs of set that keep accepts (all if nil),
+// sorted by order, uncopied.
+func selectRuns(set map[string]*queue.TestRun, keep func(*queue.TestRun) bool, order func(a, b *queue.TestRun) int) []*queue.TestRun {
 	var out []*queue.TestRun
 	for _, r := range set {
 		if keep == nil || keep(r) {
-			out = append(out, copyRun(r))
+			out = append(out, r)
 		}
 	}
-	slices.SortFunc(out, func(a, b *queue.TestRun) int {
-		return cmp.Or(nullTimeCompare(a.CreatedAt, b.CreatedAt), cmp.Compare(a.ID, b.ID))
-	})
+	slices.SortFunc(out, order)
 	return out
 }
 
 // RecentRuns returns the queue's succeeded runs, most recently finished
-// first (then by ID), at most limit (0 = all).
+// first (then by ID), at most limit (0 = all). Only those returned are
+// copied: a queue's history grows without end, the limit does not.
 func (o *ops) RecentRuns(ctx context.Context, queueID int64, limit int) ([]*queue.TestRun, error) {
 	unlock, err := o.begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list recent runs of queue %d: %w", queueID, err)
 	}
 	defer unlock()
-	out := sortedRuns(o.d.queueRuns[queueID], func(r *queue.TestRun) bool { return r.Status == queue.RunSucceeded })
-	slices.SortStableFunc(out, func(a, b *queue.TestRun) int {
-		return cmp.Or(-nullTimeCompare(a.FinishedAt, b.FinishedAt), cmp.Compare(a.ID, b.ID))
-	})
+	out := selectRuns(o.d.queueRuns[queueID], func(r *queue.TestRun) bool { return r.Status == queue.RunSucceeded },
+		func(a, b *queue.TestRun) int {
+			if c := nullTimeCompare(a.FinishedAt, b.FinishedAt); c != 0 {
+				return -c
+			}
+			return cmp.Compare(a.ID, b.ID)
+		})
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}
-	return out, nil
+	return copyRuns(out), nil
 }

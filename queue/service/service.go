@@ -232,11 +232,11 @@ func (s *Service) sync(ctx context.Context, queueID int64) (time.Time, bool, err
 // idle reports whether a queue has nothing for the engine to decide: no
 // active entry and no open run.
 func (s *Service) idle(ctx context.Context, queueID int64) (bool, error) {
-	entries, err := s.store.ListActiveEntries(ctx, queueID)
+	active, err := s.store.CountActiveEntries(ctx, queueID)
 	if err != nil {
-		return false, fmt.Errorf("failed to list entries: %w", err)
+		return false, fmt.Errorf("failed to count entries: %w", err)
 	}
-	if len(entries) > 0 {
+	if active > 0 {
 		return false, nil
 	}
 	runs, err := s.store.ListOpenRuns(ctx, queueID)

@@ -243,8 +243,8 @@ func (r *oursRun) sync() {
 	if err != nil {
 		r.fail(fmt.Errorf("sync at %v: %w", r.sim.Elapsed(), err))
 	}
-	if active, err := r.store.ListActiveEntries(r.ctx, r.q.ID); err == nil {
-		r.active = len(active)
+	if active, err := r.store.CountActiveEntries(r.ctx, r.q.ID); err == nil {
+		r.active = active
 	}
 	r.observeConclusions()
 	if r.resubmit {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/mergequeue/mq/queue/autotune"
 )
 
 // Outcome is how a PR's stay in the queue ended.
@@ -138,6 +140,9 @@ type Result struct {
 	// (wall time); empty for every other policy.
 	Retunes       []string
 	SlowestRetune time.Duration
+	// Observed is what ours(auto)'s observer saw at the end of the run
+	// (its window); zero for every other policy.
+	Observed autotune.Observation
 	// Trace is what our engine did over time, with RunOptions.Trace (nil
 	// otherwise and for the baselines).
 	Trace *Trace

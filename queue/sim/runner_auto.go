@@ -126,18 +126,17 @@ func (r *oursRun) observeRuns() {
 }
 
 // observeConclusions reports the entries merged or rejected since the last
-// call, from the queue's event log.
+// call, from the queue's event log, with the PR's head as the service does
+// (ConcludedHead): a simulated PR keeps its head, so one rejected and
+// merged after it was submitted again was rejected by a flake.
 func (r *oursRun) observeConclusions() {
 	if r.auto == nil {
 		return
 	}
 	r.observeRuns()
 	for _, ev := range r.newEvents(&r.auto.lastEv) {
-		switch ev.To {
-		case queue.StateMerged:
-			r.auto.obs.Concluded(ev.At, ev.PRNumber, true)
-		case queue.StateFailed:
-			r.auto.obs.Concluded(ev.At, ev.PRNumber, false)
+		if ev.To == queue.StateMerged || ev.To == queue.StateFailed {
+			r.auto.obs.ConcludedHead(ev.At, ev.PRNumber, r.world.PR(ev.PRNumber).HeadSHA, ev.To == queue.StateMerged)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/autotune"
@@ -68,5 +69,31 @@ func TestOursAutoRefusesParallelMode(t *testing.T) {
 	}
 	if p.Auto.AutoTune {
 		t.Error("the monorepo preset offers ours(auto)")
+	}
+}
+
+// TestOursAutoSeesAResubmittedPRsRejectionAsAFlake: with no broken PR, 40 % flaky runs, and
+// every falsely rejected PR submitted again at the same head, ours(auto)'s
+// observer ends seeing no PR fail (each rejection was a flake, as the
+// service's observer counts it) though flakes rejected some.
+func TestOursAutoSeesAResubmittedPRsRejectionAsAFlake(t *testing.T) {
+	t.Parallel()
+	w := Workload{PRs: 50, RatePerHour: 15, CIMedian: 20 * time.Minute, CISigma: 0.3, FlakeRate: 0.4}
+	auto := AutoConfig("", 8)
+	auto.AutoEval = TuneEvaluator{Seeds: 1, MaxPRs: 40}
+	res, err := Run(w, PolicySpec{Kind: KindOurs, Ours: auto}, 2, RunOptions{Resubmit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Violations) > 0 || res.Unfinished > 0 || res.Rejected > 0 {
+		t.Fatalf("violations %v, %d unfinished, %d rejected for good", res.Violations, res.Unfinished, res.Rejected)
+	}
+	if res.FalseRejections == 0 {
+		t.Fatalf("40 %% flakes rejected no good PR; the test needs some")
+	}
+	t.Logf("%d false rejections; observed %+v", res.FalseRejections, res.Observed)
+	if res.Observed.Concluded == 0 || res.Observed.FailRate != 0 {
+		t.Errorf("observed a failure rate of PRs of %.3f over %d conclusions; every rejection was a flake",
+			res.Observed.FailRate, res.Observed.Concluded)
 	}
 }

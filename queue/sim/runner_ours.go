@@ -158,6 +158,8 @@ func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duratio
 	}
 	if r.auto != nil {
 		res.Retunes, res.SlowestRetune = r.auto.changes, r.auto.slowest
+		r.observeConclusions()
+		res.Observed = r.auto.obs.Observe(r.sim.Now())
 	}
 	res.Violations = append(r.world.Violations(), r.errs...)
 	return res, nil

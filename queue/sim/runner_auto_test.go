@@ -17,7 +17,7 @@ func TestOursAutoRetunesFromTheDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := p.Workload
-	w.PRs = 200
+	w.PRs = 120
 	auto := AutoConfig("", 24)
 	auto.AutoEval = TuneEvaluator{Seeds: 1, MaxPRs: 60}
 	res, err := Run(w, PolicySpec{Kind: KindOurs, Ours: auto}, 1, RunOptions{})
@@ -78,9 +78,9 @@ func TestOursAutoRefusesParallelMode(t *testing.T) {
 // service's observer counts it) though flakes rejected some.
 func TestOursAutoSeesAResubmittedPRsRejectionAsAFlake(t *testing.T) {
 	t.Parallel()
-	w := Workload{PRs: 50, RatePerHour: 15, CIMedian: 20 * time.Minute, CISigma: 0.3, FlakeRate: 0.4}
+	w := Workload{PRs: 30, RatePerHour: 15, CIMedian: 20 * time.Minute, CISigma: 0.3, FlakeRate: 0.4}
 	auto := AutoConfig("", 8)
-	auto.AutoEval = TuneEvaluator{Seeds: 1, MaxPRs: 40}
+	auto.AutoEval = TuneEvaluator{Seeds: 1, MaxPRs: 30}
 	res, err := Run(w, PolicySpec{Kind: KindOurs, Ours: auto}, 2, RunOptions{Resubmit: true})
 	if err != nil {
 		t.Fatal(err)

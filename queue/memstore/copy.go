@@ -70,14 +70,18 @@ func copyEntryInto(dst, e *queue.Entry) {
 // copyEntries deep-copies es in order, into one allocation: the listing
 // of a snapshot copies every active entry, and one allocation for all of
 // them costs a fraction of one each.
-func copyEntries(es []*queue.Entry) []*queue.Entry {
-	if len(es) == 0 {
+func copyEntries(es []*queue.Entry) []*queue.Entry { return copyAll(es, copyEntryInto) }
+
+// copyAll deep-copies each of src with into, in order, into one backing
+// array (nil when src is empty).
+func copyAll[T any](src []*T, into func(dst, src *T)) []*T {
+	if len(src) == 0 {
 		return nil
 	}
-	backing := make([]queue.Entry, len(es))
-	out := make([]*queue.Entry, len(es))
-	for i, e := range es {
-		copyEntryInto(&backing[i], e)
+	backing := make([]T, len(src))
+	out := make([]*T, len(src))
+	for i, v := range src {
+		into(&backing[i], v)
 		out[i] = &backing[i]
 	}
 	return out
@@ -127,18 +131,7 @@ func copyRunInto(dst, r *queue.TestRun) {
 }
 
 // copyRuns deep-copies rs in order, into one allocation for the runs.
-func copyRuns(rs []*queue.TestRun) []*queue.TestRun {
-	if len(rs) == 0 {
-		return nil
-	}
-	backing := make([]queue.TestRun, len(rs))
-	out := make([]*queue.TestRun, len(rs))
-	for i, r := range rs {
-		copyRunInto(&backing[i], r)
-		out[i] = &backing[i]
-	}
-	return out
-}
+func copyRuns(rs []*queue.TestRun) []*queue.TestRun { return copyAll(rs, copyRunInto) }
 
 // storedRun is a normalised deep copy of r for storing.
 func storedRun(r *queue.TestRun) (*queue.TestRun, error) {

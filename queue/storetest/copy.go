@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/mergequeue/mq/queue"
@@ -67,6 +68,35 @@ var copyTests = []testCase{
 		want := fullRun("r", q.ID)
 		want.Closed = false
 		assertEqual(t, must2(s.GetRun(ctx, "r")), want)
+	}},
+	{"copy/run lists apart", func(t *testing.T, s queue.Store) {
+		// Appending to one list of a run read back never writes into
+		// another list of that run, nor of another run read with it.
+		q := mustQueue(t, s, "main")
+		for _, id := range []string{"r1", "r2"} {
+			r := fullRun(id, q.ID)
+			r.Closed, r.Status = false, queue.RunSucceeded
+			must(t, s.SaveRun(ctx, r))
+		}
+		for _, list := range [][]*queue.TestRun{
+			must2(s.ListOpenRuns(ctx, q.ID)),
+			must2(s.RecentRuns(ctx, q.ID, 0)),
+			{must2(s.GetRun(ctx, "r1"))},
+		} {
+			for _, lr := range list {
+				_ = append(lr.EntryIDs, "appended")
+				_ = append(lr.PRSHAs, "appended")
+				_ = append(lr.Ahead, "appended")
+				_ = append(lr.RequiredChecks, "appended")
+			}
+			for _, lr := range list {
+				want := fullRun(lr.ID, q.ID)
+				if !slices.Equal(lr.EntryIDs, want.EntryIDs) || !slices.Equal(lr.PRSHAs, want.PRSHAs) ||
+					!slices.Equal(lr.Ahead, want.Ahead) || !slices.Equal(lr.RequiredChecks, want.RequiredChecks) {
+					t.Errorf("an append to one list of a run read back wrote into another: %+v", lr)
+				}
+			}
+		}
 	}},
 	{"copy/targets list", func(t *testing.T, s queue.Store) {
 		q := mustQueue(t, s, "main")

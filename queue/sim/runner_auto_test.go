@@ -72,10 +72,11 @@ func TestOursAutoRefusesParallelMode(t *testing.T) {
 	}
 }
 
-// TestOursAutoSeesAResubmittedPRsRejectionAsAFlake: with no broken PR, 40 % flaky runs, and
-// every falsely rejected PR submitted again at the same head, ours(auto)'s
-// observer ends seeing no PR fail (each rejection was a flake, as the
-// service's observer counts it) though flakes rejected some.
+// TestOursAutoSeesAResubmittedPRsRejectionAsAFlake: with no broken PR,
+// 40 % flaky runs, and every falsely rejected PR submitted again at the
+// same head, ours(auto)'s observer ends seeing no PR fail (each rejection
+// was a flake, as the service's observer counts it) though flakes
+// rejected some.
 func TestOursAutoSeesAResubmittedPRsRejectionAsAFlake(t *testing.T) {
 	t.Parallel()
 	w := Workload{PRs: 30, RatePerHour: 15, CIMedian: 20 * time.Minute, CISigma: 0.3, FlakeRate: 0.4}

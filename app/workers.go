@@ -170,13 +170,16 @@ func (w *Workers) Wake(queueID int64) {
 		}
 		ch = make(chan struct{}, 1)
 		w.wakes[queueID] = ch
-		if w.ctx != nil {
-			w.spawn(queueID)
-		}
 	}
 	select {
 	case ch <- struct{}{}:
 	default:
+	}
+	// Signalled before it starts, a new worker's first sync serves this
+	// wake-up (run drains it): started first, it could sync before the
+	// signal and then sync again for it.
+	if !ok && w.ctx != nil {
+		w.spawn(queueID)
 	}
 }
 

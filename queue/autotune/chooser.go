@@ -136,7 +136,9 @@ const GiveUpFactor = 1 + ChoiceMargin
 // Shopify-like traffic, where the fixed k=12 with depth 1 is faster than
 // k=24 and spends fewer runs), so a leaner setting is kept unless a
 // costlier one is clearly faster. 5 % spent 0.03-0.18 more runs per merge
-// than the fixed setting; 15 % still took depth 0 or k=24 on noise.
+// than the fixed setting; 15 % still took depth 0 or k=24 on noise; 35 %
+// met the drifting preset's acceptance but lost the flake storm's
+// (docs/performance.md, "a wider choice margin").
 const ChoiceMargin = 0.25
 
 // RunsNoise is how far apart two estimates of runs per merge must be for

@@ -54,13 +54,14 @@ func TestChooseBoundsTheEstimatesOfSlowerCandidates(t *testing.T) {
 	}
 	// The batches of 2..8 are estimated first, without a bound (Evaluate);
 	// every other candidate within GiveUpFactor of the best so far.
+	giveUp := GiveUpFactor * float64(100*time.Minute)
 	for tu, limit := range ev.limits {
 		switch {
 		case tu.Batch && tu.BatchMax == 8:
 			t.Errorf("the first candidate %s was bounded by %v", tu, limit)
 		case limit == 0:
 			t.Errorf("%s was estimated without a bound", tu)
-		case !tu.Batch && limit > time.Duration(GiveUpFactor*float64(100*time.Minute)):
+		case !tu.Batch && limit > time.Duration(giveUp):
 			t.Errorf("%s was bounded by %v only", tu, limit)
 		}
 	}

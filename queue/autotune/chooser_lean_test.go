@@ -100,10 +100,12 @@ func TestGridHasNoDepthZeroAndAMiddleConcurrency(t *testing.T) {
 
 // TestChooseTheMiddleConcurrencyInARush: in a rush the most runs at once
 // is the fastest, the middle step is within ChoiceMargin of it and spends
-// clearly fewer runs per merge (a failure restarts fewer runs): the middle
-// is chosen.
+// clearly fewer runs per merge (a failure restarts fewer runs), half the
+// runs at once is beyond the margin: the middle is chosen.
 func TestChooseTheMiddleConcurrencyInARush(t *testing.T) {
 	t.Parallel()
+	margin := ChoiceMargin // computed at run time: any margin converts
+	beyond := time.Duration((1 + margin + 0.05) * float64(230*time.Minute))
 	rush := func(t Tuning) Estimate {
 		switch {
 		case t.Batch || t.Isolation:
@@ -113,7 +115,7 @@ func TestChooseTheMiddleConcurrencyInARush(t *testing.T) {
 		case t.Concurrency == 18:
 			return Estimate{KeptUp: true, P95: 262 * time.Minute, RunsPerMerge: 2.25}
 		}
-		return Estimate{KeptUp: true, P95: 309 * time.Minute, RunsPerMerge: 1.87}
+		return Estimate{KeptUp: true, P95: beyond, RunsPerMerge: 1.87}
 	}
 	ch, err := Choose(table{f: rush}, Observation{FailRate: 0.05, FlakeRate: 0.02}, Bounds{MaxRuns: 24}, nil)
 	if err != nil {

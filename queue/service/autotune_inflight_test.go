@@ -10,12 +10,14 @@ import (
 	"github.com/mergequeue/mq/queue/service"
 )
 
-// chainEvaluator prefers the longest plain speculative chain: p95 = 10 h
-// / concurrency, five hours more with isolation runs or batches.
+// chainEvaluator prefers the longest plain speculative chain, clearly
+// (beyond autotune.ChoiceMargin): p95 = 10 h / concurrency², five hours
+// more with isolation runs or batches.
 type chainEvaluator struct{}
 
 func (chainEvaluator) Evaluate(_ autotune.Observation, t autotune.Tuning) (autotune.Estimate, error) {
-	p95 := 10 * time.Hour / time.Duration(max(t.Concurrency, 1))
+	k := time.Duration(max(t.Concurrency, 1))
+	p95 := 10 * time.Hour / (k * k)
 	if t.Isolation || t.Batch {
 		p95 += 5 * time.Hour
 	}

@@ -40,6 +40,11 @@ const (
 	busyTimeoutMS = 5000
 	// readPoolSize bounds the query-only connections used for reads.
 	readPoolSize = 4
+	// stmtCacheSize is how many prepared statements each connection keeps
+	// for reuse (sqlstore.CachingConnector): more than the store's distinct
+	// statements, so that only lists of varying length (IN (?, ?, …)) and
+	// one-off statements leave the cache.
+	stmtCacheSize = 256
 )
 
 // writerParams are the DSN parameters of the one writer connection.
@@ -88,6 +93,12 @@ type Store struct {
 // follow; an existing file readable or writable by others is tightened to
 // 0600, logged (zerolog.Ctx(ctx)) as a warning.
 func Open(ctx context.Context, path string) (*Store, error) {
+	return open(ctx, path, stmtCacheSize)
+}
+
+// open is Open with each connection keeping up to cache prepared
+// statements (0: none, every statement parsed anew).
+func open(ctx context.Context, path string, cache int) (*Store, error) {
 	if err := checkPath(path); err != nil {
 		return nil, err
 	}
@@ -100,7 +111,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 
 	counter := &sqlstore.StatementCounter{}
-	writer := sql.OpenDB(counter.Connector(sqlstore.DSNConnector(sqliteDriver(), dsn(abs, writerParams))))
+	connector := func(params []string) driver.Connector {
+		c := sqlstore.DSNConnector(sqliteDriver(), dsn(abs, params))
+		if cache == 0 {
+			return counter.Connector(c)
+		}
+		return counter.CachingConnector(c, cache)
+	}
+	writer := sql.OpenDB(connector(writerParams))
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
@@ -120,7 +138,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("database %s: failed to checkpoint after migrating: %w", abs, err)
 	}
 
-	reader := sql.OpenDB(counter.Connector(sqlstore.DSNConnector(sqliteDriver(), dsn(abs, readerParams))))
+	reader := sql.OpenDB(connector(readerParams))
 	reader.SetMaxOpenConns(readPoolSize)
 	reader.SetMaxIdleConns(readPoolSize)
 	if err := checkReaderPragmas(ctx, reader); err != nil {
@@ -166,6 +184,11 @@ func (s *Store) Close() error {
 // database since it was opened (migrations included): every query and
 // write, and every transaction's begin and end.
 func (s *Store) Statements() int64 { return s.counter.Statements() }
+
+// Prepared is the number of statements this Store had SQLite parse since
+// it was opened: each connection parses a statement once and reuses it
+// (stmtCacheSize).
+func (s *Store) Prepared() int64 { return s.counter.Prepared() }
 
 // Path is the absolute path of the database file.
 func (s *Store) Path() string { return s.path }

@@ -13,14 +13,29 @@ import (
 // (Connector), so that it counts every statement of the store, those its
 // dialect package sends directly (leases, wake-ups) included. It is safe
 // for concurrent use; the zero value is ready.
-type StatementCounter struct{ n atomic.Int64 }
+type StatementCounter struct{ n, prepared atomic.Int64 }
 
 // Statements is the number of statements counted so far.
 func (c *StatementCounter) Statements() int64 { return c.n.Load() }
 
+// Prepared is the number of statements handed to the driver to parse so
+// far: every Prepare, and every Exec or Query that no statement cache
+// (CachingConnector) served. A driver with a cache of its own (pgx) may
+// parse fewer.
+func (c *StatementCounter) Prepared() int64 { return c.prepared.Load() }
+
 // Connector returns inner counting its statements in c.
 func (c *StatementCounter) Connector(inner driver.Connector) driver.Connector {
 	return countingConnector{inner: inner, c: c}
+}
+
+// CachingConnector is Connector whose connections each keep up to size
+// prepared statements by query text (stmtCache): an Exec or Query sent
+// again on a connection reuses its statement instead of having the driver
+// parse it again. For a driver that does not cache statements itself
+// (SQLite's; pgx does).
+func (c *StatementCounter) CachingConnector(inner driver.Connector, size int) driver.Connector {
+	return countingConnector{inner: inner, c: c, cache: max(size, 1)}
 }
 
 // DSNConnector is the connector of a driver that has none of its own: it
@@ -40,6 +55,8 @@ func (c dsnConnector) Driver() driver.Driver                        { return c.d
 type countingConnector struct {
 	inner driver.Connector
 	c     *StatementCounter
+	// cache is the size of each connection's statement cache (0: none).
+	cache int
 }
 
 func (k countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -47,7 +64,11 @@ func (k countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &countingConn{inner: conn, c: k.c}, nil
+	kc := &countingConn{inner: conn, c: k.c}
+	if k.cache > 0 {
+		kc.stmts = newStmtCache(k.cache, func() { k.c.prepared.Add(1) })
+	}
+	return kc, nil
 }
 
 func (k countingConnector) Driver() driver.Driver { return k.inner.Driver() }
@@ -58,6 +79,8 @@ func (k countingConnector) Driver() driver.Driver { return k.inner.Driver() }
 type countingConn struct {
 	inner driver.Conn
 	c     *StatementCounter
+	// stmts is the connection's statement cache (nil: none).
+	stmts *stmtCache
 }
 
 var (
@@ -90,10 +113,16 @@ func (k *countingConn) PrepareContext(ctx context.Context, query string) (driver
 	if err != nil {
 		return nil, err
 	}
+	k.c.prepared.Add(1)
 	return &countingStmt{inner: st, conn: k}, nil
 }
 
-func (k *countingConn) Close() error { return k.inner.Close() }
+func (k *countingConn) Close() error {
+	if k.stmts != nil {
+		k.stmts.close()
+	}
+	return k.inner.Close()
+}
 
 func (k *countingConn) Begin() (driver.Tx, error) {
 	return k.BeginTx(context.Background(), driver.TxOptions{})
@@ -115,6 +144,13 @@ func (k *countingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driv
 }
 
 func (k *countingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if k.stmts != nil {
+		r, err := k.stmts.exec(ctx, k.inner, query, args)
+		if !errors.Is(err, errUncached) {
+			k.c.n.Add(1)
+			return r, err
+		}
+	}
 	e, ok := k.inner.(driver.ExecerContext)
 	if !ok {
 		return nil, driver.ErrSkip
@@ -122,11 +158,19 @@ func (k *countingConn) ExecContext(ctx context.Context, query string, args []dri
 	r, err := e.ExecContext(ctx, query, args)
 	if !errors.Is(err, driver.ErrSkip) {
 		k.c.n.Add(1)
+		k.c.prepared.Add(1)
 	}
 	return r, err
 }
 
 func (k *countingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if k.stmts != nil {
+		r, err := k.stmts.query(ctx, k.inner, query, args)
+		if !errors.Is(err, errUncached) {
+			k.c.n.Add(1)
+			return r, err
+		}
+	}
 	q, ok := k.inner.(driver.QueryerContext)
 	if !ok {
 		return nil, driver.ErrSkip
@@ -134,6 +178,7 @@ func (k *countingConn) QueryContext(ctx context.Context, query string, args []dr
 	r, err := q.QueryContext(ctx, query, args)
 	if !errors.Is(err, driver.ErrSkip) {
 		k.c.n.Add(1)
+		k.c.prepared.Add(1)
 	}
 	return r, err
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/mergequeue/mq/queue/readside"
 	"github.com/mergequeue/mq/queue/service"
 	"github.com/mergequeue/mq/queue/sqlite"
+	"github.com/mergequeue/mq/queue/sqlite/sqlitetest"
 )
 
 // routesEnv is an App with only its routes, the dashboard wired as New
@@ -38,7 +38,7 @@ type routesEnv struct {
 func newRoutesEnv(t *testing.T, access DashboardAccess) *routesEnv {
 	t.Helper()
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mq.db"))
+	store, err := sqlite.Open(ctx, sqlitetest.Path(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -223,11 +223,13 @@ func goListLines(t *testing.T, tmpl, pattern string) []string {
 // TestOnlyTheCompositionRootOpensTheStore: outside their tests, only app
 // (app.OpenDatabase, from database.driver) imports the SQL stores, and only
 // the two stores import what they share (queue/sqlstore); everything else
-// reaches the database through the ports its consumers declare.
+// reaches the database through the ports its consumers declare. The one
+// helper package for tests that opens SQLite files (queue/sqlite/sqlitetest)
+// is imported by tests alone (TestTestHelpersStayInTests).
 func TestOnlyTheCompositionRootOpensTheStore(t *testing.T) {
 	t.Parallel()
 	allowed := map[string][]string{
-		m("queue/sqlite"):   {m("app")},
+		m("queue/sqlite"):   {m("app"), m("queue/sqlite/sqlitetest")},
 		m("queue/postgres"): {m("app")},
 		m("queue/sqlstore"): {m("queue/sqlite"), m("queue/postgres")},
 	}
@@ -236,6 +238,23 @@ func TestOnlyTheCompositionRootOpensTheStore(t *testing.T) {
 		for _, imp := range strings.Fields(imports) {
 			if who, ok := allowed[imp]; ok && !slices.Contains(who, pkg) {
 				t.Errorf("%s imports %s: open the database with app.OpenDatabase and use the ports", pkg, imp)
+			}
+		}
+	}
+}
+
+// TestTestHelpersStayInTests: the packages that exist for tests (the
+// migrated SQLite files of queue/sqlite/sqlitetest, PostgreSQL schemas of
+// queue/postgres/pgtest, tokens of apitokentest) are imported by tests
+// alone, never by what ships.
+func TestTestHelpersStayInTests(t *testing.T) {
+	t.Parallel()
+	helpers := []string{m("queue/sqlite/sqlitetest"), m("queue/postgres/pgtest"), m("handlers/api/apitoken/apitokentest")}
+	for _, line := range goListLines(t, `{{.ImportPath}}:{{join .Imports " "}}`, m("...")) {
+		pkg, imports, _ := strings.Cut(line, ":")
+		for _, imp := range strings.Fields(imports) {
+			if slices.Contains(helpers, imp) {
+				t.Errorf("%s imports %s, which is for tests only", pkg, imp)
 			}
 		}
 	}

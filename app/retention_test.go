@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"io"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,12 +11,13 @@ import (
 	"github.com/mergequeue/mq/app/notify"
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/sqlite"
+	"github.com/mergequeue/mq/queue/sqlite/sqlitetest"
 )
 
 // Old events are pruned only once every notification target received them.
 func TestPruneKeepsEventsANotificationTargetStillNeeds(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mq.db"))
+	store, err := sqlite.Open(ctx, sqlitetest.Path(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/mergequeue/mq/githubx/fakegithub"
 	"github.com/mergequeue/mq/handlers/api/apitoken"
+	"github.com/mergequeue/mq/queue/sqlite/sqlitetest"
 )
 
 const (
@@ -52,6 +54,10 @@ func newHarnessWith(t testing.TB, opts Options) *harness {
 	t.Helper()
 	ctx := context.Background()
 	opts.Dir = t.TempDir()
+	if opts.Database == nil {
+		// The Env's SQLite file, migrated already (sqlitetest).
+		sqlitetest.CopyTo(t, filepath.Join(opts.Dir, "mq.db"))
+	}
 	if opts.ReconcileInterval == 0 {
 		opts.ReconcileInterval = time.Second
 	}
@@ -64,6 +70,9 @@ func newHarnessWith(t testing.TB, opts Options) *harness {
 		t.Fatalf("failed to start sandbox: %v", err)
 	}
 	t.Cleanup(env.Close)
+	if opts.Database == nil && env.DatabasePath() != filepath.Join(opts.Dir, "mq.db") {
+		t.Fatalf("the sandbox opened %s, not the migrated copy in its directory", env.DatabasePath())
+	}
 	secret, _, err := apitoken.Issue(ctx, env.App().Store(), "test", nil, nil, 0, time.Now())
 	if err != nil {
 		t.Fatalf("failed to issue token: %v", err)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/mergequeue/mq/githubx/fakegithub"
 	"github.com/mergequeue/mq/queue/crashpoint"
+	"github.com/mergequeue/mq/queue/sqlite/sqlitetest"
 )
 
 // The crash harness runs the real `bot serve` binary as a subprocess
@@ -215,6 +216,7 @@ func newCrashHarness(t *testing.T, opts crashOptions) *crashHarness {
 	if err := h.writeConfig(hex.EncodeToString(secret)); err != nil {
 		t.Fatal(err)
 	}
+	sqlitetest.CopyTo(t, h.dbPath) // migrated already: the bot opens it as it would a file of a previous run
 	h.token = createToken(t, binary, "--db", h.dbPath, "--name", "crash-harness")
 
 	t.Cleanup(func() {

@@ -7,13 +7,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/mergequeue/mq/handlers/inbox"
 	"github.com/mergequeue/mq/queue/sqlite"
+	"github.com/mergequeue/mq/queue/sqlite/sqlitetest"
 )
 
 // benchSecret signs the benchmark's deliveries. The benchmark is an external
@@ -26,7 +26,7 @@ const benchSecret = "s3cret"
 // body (the size of a typical status event).
 func BenchmarkWebhookIngestLoopback(b *testing.B) {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "mq.db"))
+	store, err := sqlite.Open(ctx, sqlitetest.Path(b))
 	if err != nil {
 		b.Fatal(err)
 	}

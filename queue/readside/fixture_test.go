@@ -7,7 +7,6 @@ package readside_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/readside"
 	"github.com/mergequeue/mq/queue/sqlite"
+	"github.com/mergequeue/mq/queue/sqlite/sqlitetest"
 )
 
 var testNow = time.Date(2026, 7, 23, 12, 0, 0, 0, time.UTC)
@@ -39,7 +39,7 @@ func newFixture(t *testing.T) *fixture {
 // openStore opens a SQLite store in the test's directory.
 func openStore(t *testing.T) *sqlite.Store {
 	t.Helper()
-	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mq.db"))
+	store, err := sqlite.Open(context.Background(), sqlitetest.Path(t))
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

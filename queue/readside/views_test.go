@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/readside"
 	"github.com/mergequeue/mq/queue/sqlite"
+	"github.com/mergequeue/mq/queue/sqlite/sqlitetest"
 )
 
 // countingStore is the SQLite store counting the reads GetQueue and
@@ -104,7 +104,7 @@ type viewFixture struct {
 
 func newViewFixture(t *testing.T, entries int) *viewFixture {
 	t.Helper()
-	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mq.db"))
+	s, err := sqlite.Open(context.Background(), sqlitetest.Path(t))
 	if err != nil {
 		t.Fatal(err)
 	}

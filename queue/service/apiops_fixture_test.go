@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/service"
 	"github.com/mergequeue/mq/queue/sqlite"
+	"github.com/mergequeue/mq/queue/sqlite/sqlitetest"
 )
 
 var opsNow = time.Date(2026, 7, 23, 12, 0, 0, 0, time.UTC)
@@ -141,7 +141,7 @@ type opsFixture struct {
 
 func newOpsFixture(t *testing.T) *opsFixture {
 	t.Helper()
-	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mq.db"))
+	store, err := sqlite.Open(context.Background(), sqlitetest.Path(t))
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

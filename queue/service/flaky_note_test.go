@@ -2,7 +2,6 @@ package service_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/service"
 	"github.com/mergequeue/mq/queue/sqlite"
+	"github.com/mergequeue/mq/queue/sqlite/sqlitetest"
 )
 
 // txSpy counts the event-log reads made inside write transactions.
@@ -40,7 +40,7 @@ func (l txLister) ListEvents(ctx context.Context, queueID int64, since time.Time
 func TestFailureCommentReadsTheWeekOutsideTheTransaction(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mq.db"))
+	store, err := sqlite.Open(ctx, sqlitetest.Path(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package service_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/service"
 	"github.com/mergequeue/mq/queue/sqlite"
+	"github.com/mergequeue/mq/queue/sqlite/sqlitetest"
 )
 
 // repoGitHub is a surfaceGitHub whose branches are kept per repository,
@@ -134,7 +134,7 @@ func orgRepo(i int) queue.Repo {
 func newOrgWorld(t *testing.T, n int) *orgWorld {
 	t.Helper()
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "mq.db"))
+	store, err := sqlite.Open(ctx, sqlitetest.Path(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,13 @@ package sim
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/postgres"
 	"github.com/mergequeue/mq/queue/postgres/pgtest"
 	"github.com/mergequeue/mq/queue/sqlite"
+	"github.com/mergequeue/mq/queue/sqlite/sqlitetest"
 )
 
 // storeSeeds is how many seeds the suite runs on each durable store: far
@@ -22,7 +22,7 @@ const storeSeeds = 8
 func TestInvariantsOnSQLite(t *testing.T) {
 	t.Parallel()
 	runSeedsOn(t, func(t *testing.T) queue.Store {
-		s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mq.db"))
+		s, err := sqlite.Open(context.Background(), sqlitetest.Path(t))
 		if err != nil {
 			t.Fatal(err)
 		}

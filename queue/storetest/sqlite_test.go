@@ -2,10 +2,10 @@ package storetest_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/mergequeue/mq/queue/sqlite"
+	"github.com/mergequeue/mq/queue/sqlite/sqlitetest"
 	"github.com/mergequeue/mq/queue/storetest"
 )
 
@@ -14,7 +14,7 @@ import (
 func TestSQLite(t *testing.T) {
 	t.Parallel()
 	storetest.RunPorts(t, func(t *testing.T) storetest.Ports {
-		s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "mq.db"))
+		s, err := sqlite.Open(context.Background(), sqlitetest.Path(t))
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}

@@ -37,12 +37,7 @@ type routesEnv struct {
 
 func newRoutesEnv(t *testing.T, access DashboardAccess) *routesEnv {
 	t.Helper()
-	ctx := context.Background()
-	store, err := sqlite.Open(ctx, sqlitetest.Path(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := sqlitetest.Open(t)
 	e := &routesEnv{t: t, store: store, now: time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)}
 	clock := func() time.Time { return e.now }
 	e.app = &App{store: store, log: zerolog.New(io.Discard), now: clock, metrics: newMetrics(),

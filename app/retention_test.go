@@ -10,18 +10,13 @@ import (
 
 	"github.com/mergequeue/mq/app/notify"
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/sqlite"
 	"github.com/mergequeue/mq/queue/sqlite/sqlitetest"
 )
 
 // Old events are pruned only once every notification target received them.
 func TestPruneKeepsEventsANotificationTargetStillNeeds(t *testing.T) {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, sqlitetest.Path(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := sqlitetest.Open(t)
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	q := &queue.Queue{Key: queue.QueueKey{Repo: queue.Repo{Host: "github.com", Owner: "acme", Name: "widgets"}, Branch: "main"},
 		State: queue.QueueRunning, Settings: queue.DefaultSettings(), NextSeq: 1, CreatedAt: now, UpdatedAt: now}

@@ -37,12 +37,7 @@ type dashEnv struct {
 
 func newDashEnv(t *testing.T, access Access) *dashEnv {
 	t.Helper()
-	ctx := context.Background()
-	store, err := sqlite.Open(ctx, sqlitetest.Path(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := sqlitetest.Open(t)
 	d := &dashEnv{t: t, store: store, now: dashT0, log: zerolog.New(io.Discard),
 		cfg: Config{Access: access, Host: "github.com", WebURL: "https://gh.example/", PublicURL: "http://localhost:8080"}}
 	d.rewire()

@@ -2,7 +2,6 @@ package inbox_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/mergequeue/mq/handlers/inbox"
-	"github.com/mergequeue/mq/queue/sqlite"
 	"github.com/mergequeue/mq/queue/sqlite/sqlitetest"
 )
 
@@ -25,12 +23,7 @@ const benchSecret = "s3cret"
 // before its 2xx (SPEC §10), with 4 concurrent senders per CPU and a 6 KB
 // body (the size of a typical status event).
 func BenchmarkWebhookIngestLoopback(b *testing.B) {
-	ctx := context.Background()
-	store, err := sqlite.Open(ctx, sqlitetest.Path(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer store.Close()
+	store := sqlitetest.Open(b)
 	r, err := inbox.NewReceiver(benchSecret, store, func() {})
 	if err != nil {
 		b.Fatal(err)

@@ -39,11 +39,7 @@ func newFixture(t *testing.T) *fixture {
 // openStore opens a SQLite store in the test's directory.
 func openStore(t *testing.T) *sqlite.Store {
 	t.Helper()
-	store, err := sqlite.Open(context.Background(), sqlitetest.Path(t))
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
+	store := sqlitetest.Open(t)
 	return store
 }
 

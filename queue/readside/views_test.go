@@ -104,11 +104,7 @@ type viewFixture struct {
 
 func newViewFixture(t *testing.T, entries int) *viewFixture {
 	t.Helper()
-	s, err := sqlite.Open(context.Background(), sqlitetest.Path(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := sqlitetest.Open(t)
 	f := &viewFixture{t: t, ctx: context.Background(), store: &countingStore{Store: s, reads: map[string]int{}}, now: testNow}
 	f.reads = readside.New(f.store, readside.Options{Now: f.clock})
 	f.q = createQueue(t, f.store, testKey, queue.DefaultSettings())

@@ -141,11 +141,7 @@ type opsFixture struct {
 
 func newOpsFixture(t *testing.T) *opsFixture {
 	t.Helper()
-	store, err := sqlite.Open(context.Background(), sqlitetest.Path(t))
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
+	store := sqlitetest.Open(t)
 	f := &opsFixture{t: t, ctx: context.Background(), store: store, gh: newOpsGitHub()}
 	n := 0
 	f.svc = service.NewService(store, f.gh, service.Options{

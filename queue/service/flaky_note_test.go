@@ -9,7 +9,6 @@ import (
 
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/service"
-	"github.com/mergequeue/mq/queue/sqlite"
 	"github.com/mergequeue/mq/queue/sqlite/sqlitetest"
 )
 
@@ -40,11 +39,7 @@ func (l txLister) ListEvents(ctx context.Context, queueID int64, since time.Time
 func TestFailureCommentReadsTheWeekOutsideTheTransaction(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, sqlitetest.Path(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
+	store := sqlitetest.Open(t)
 	var inTx atomic.Int32
 	gh := newOpsGitHub()
 	svc := service.NewService(txSpy{Store: store, inTx: &inTx}, gh, service.Options{Now: func() time.Time { return opsNow }})

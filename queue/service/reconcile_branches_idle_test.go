@@ -134,11 +134,7 @@ func orgRepo(i int) queue.Repo {
 func newOrgWorld(t *testing.T, n int) *orgWorld {
 	t.Helper()
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, sqlitetest.Path(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
+	store := sqlitetest.Open(t)
 	w := &orgWorld{t: t, ctx: ctx, store: store, gh: newRepoGitHub(), every: time.Minute,
 		now: time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)}
 	w.svc = service.NewService(store, w.gh, service.Options{Now: w.clock, ReconcileEvery: w.every})

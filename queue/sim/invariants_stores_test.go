@@ -7,7 +7,6 @@ import (
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/postgres"
 	"github.com/mergequeue/mq/queue/postgres/pgtest"
-	"github.com/mergequeue/mq/queue/sqlite"
 	"github.com/mergequeue/mq/queue/sqlite/sqlitetest"
 )
 
@@ -22,11 +21,7 @@ const storeSeeds = 8
 func TestInvariantsOnSQLite(t *testing.T) {
 	t.Parallel()
 	runSeedsOn(t, func(t *testing.T) queue.Store {
-		s, err := sqlite.Open(context.Background(), sqlitetest.Path(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
+		s := sqlitetest.Open(t)
 		return s
 	})
 }

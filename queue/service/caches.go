@@ -1,6 +1,7 @@
 package service
 
 import (
+	"maps"
 	"sync"
 	"time"
 
@@ -128,11 +129,13 @@ func (c *targetCache) lookup(queueID int64, pr int) (*engine.TargetSet, bool) {
 	return ts, ok
 }
 
-// replace makes set the queue's cache.
+// replace makes a copy of set the queue's cache: set is the snapshot's,
+// which the engine reads without the cache's lock while forget deletes
+// from the cache's map (the sets themselves are never modified).
 func (c *targetCache) replace(queueID int64, set map[int]*engine.TargetSet) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.by[queueID] = set
+	c.by[queueID] = maps.Clone(set)
 }
 
 // forget drops a PR's targets (uploaded again) or, with pr < 0, a queue's.

@@ -112,11 +112,7 @@ func open(ctx context.Context, path string, cache int) (*Store, error) {
 
 	counter := &sqlstore.StatementCounter{}
 	connector := func(params []string) driver.Connector {
-		c := sqlstore.DSNConnector(sqliteDriver(), dsn(abs, params))
-		if cache == 0 {
-			return counter.Connector(c)
-		}
-		return counter.CachingConnector(c, cache)
+		return counter.CachingConnector(sqlstore.DSNConnector(sqliteDriver(), dsn(abs, params)), cache)
 	}
 	writer := sql.OpenDB(connector(writerParams))
 	writer.SetMaxOpenConns(1)

@@ -32,10 +32,10 @@ func (c *StatementCounter) Connector(inner driver.Connector) driver.Connector {
 // CachingConnector is Connector whose connections each keep up to size
 // prepared statements by query text (stmtCache): an Exec or Query sent
 // again on a connection reuses its statement instead of having the driver
-// parse it again. For a driver that does not cache statements itself
-// (SQLite's; pgx does).
+// parse it again (size ≤ 0: no cache, as Connector). For a driver that
+// does not cache statements itself (SQLite's; pgx does).
 func (c *StatementCounter) CachingConnector(inner driver.Connector, size int) driver.Connector {
-	return countingConnector{inner: inner, c: c, cache: max(size, 1)}
+	return countingConnector{inner: inner, c: c, cache: max(size, 0)}
 }
 
 // DSNConnector is the connector of a driver that has none of its own: it
@@ -66,7 +66,7 @@ func (k countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 	kc := &countingConn{inner: conn, c: k.c}
 	if k.cache > 0 {
-		kc.stmts = newStmtCache(k.cache, func() { k.c.prepared.Add(1) })
+		kc.stmts = newStmtCache(k.cache, &k.c.prepared)
 	}
 	return kc, nil
 }

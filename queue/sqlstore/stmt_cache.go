@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"sync/atomic"
 )
 
 // stmtCache keeps one connection's prepared statements by query text, up
@@ -27,7 +28,7 @@ type stmtCache struct {
 	byQuery map[string]*list.Element
 	lru     *list.List // of *cachedStmt, most recently used first
 	// prepared counts the statements this cache had the driver prepare.
-	prepared func()
+	prepared *atomic.Int64
 }
 
 type cachedStmt struct {
@@ -38,7 +39,7 @@ type cachedStmt struct {
 	busy, evicted bool
 }
 
-func newStmtCache(size int, prepared func()) *stmtCache {
+func newStmtCache(size int, prepared *atomic.Int64) *stmtCache {
 	return &stmtCache{size: size, byQuery: map[string]*list.Element{}, lru: list.New(), prepared: prepared}
 }
 
@@ -66,7 +67,7 @@ func (c *stmtCache) get(ctx context.Context, conn driver.Conn, query string) (*c
 	if err != nil {
 		return nil, err
 	}
-	c.prepared()
+	c.prepared.Add(1)
 	_, execs := st.(driver.StmtExecContext)
 	_, queries := st.(driver.StmtQueryContext)
 	if !execs || !queries {

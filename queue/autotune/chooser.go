@@ -50,9 +50,13 @@ type Evaluator interface {
 
 // Grid is the candidate tunings within b, in order of preference on a tie:
 // with h = half of MaxRuns and g = halfway between h and MaxRuns,
-//   - flake absorption (depth 1, optimistic merging) at h, g and MaxRuns
-//     runs: g lets a rush or a backlog take more runs at once than h
-//     without every failure restarting MaxRuns of them;
+//   - flake absorption (depth 1, optimistic merging) at h and g runs: g
+//     lets a rush or a backlog take more runs at once than h without
+//     every failure restarting MaxRuns of them. A chain of MaxRuns runs
+//     is no candidate: the estimates put it ahead in most rushes, but
+//     the spans of burst traffic at k=32 spent 2.30 runs per merge
+//     against 1.83 at k=16 for little gain in time-to-merge
+//     (docs/performance.md);
 //   - flake absorption with batches of 2, and of 2..8 split into single
 //     entries on failure, at h in the chain and h outside it;
 //   - isolation runs with batches of 2..8, 3/8 of MaxRuns in the chain and
@@ -80,7 +84,6 @@ func Grid(b Bounds) []Tuning {
 	}
 	add(flakes(h))
 	add(flakes((h + m) / 2))
-	add(flakes(m))
 	if m >= 2 {
 		b2 := flakes(h)
 		b2.Batch, b2.BatchMin, b2.BatchMax, b2.BisectionConcurrency = true, 2, 2, m-h
@@ -178,11 +181,11 @@ func Choose(ev Evaluator, obs Observation, b Bounds, now func() time.Time) (Choi
 
 // ChooseWithin estimates the candidates of Grid(b) and finds the lowest
 // p95 among those that keep up within b.MaxRunsPerMerge; of those within
-// ChoiceMargin of that p95 it keeps the one with the fewest estimated runs
-// per merge where they differ by more than RunsNoise, else the leanest
-// (Leaner: every candidate of the grid absorbs flakes, so the one with
-// fewer runs at once), else the one with the fewest estimated runs per
-// merge. When none keeps up within
+// ChoiceMargin of that p95 it keeps the first by rank: the one with the
+// fewest estimated runs per merge where they differ by more than
+// RunsNoise, else the leanest (Leaner: every candidate of the grid absorbs
+// flakes, so the one with fewer runs at once), else the one with the
+// fewest estimated runs per merge. When none keeps up within
 // the bound, it keeps the cheapest that keeps up, else the cheapest of
 // all. now measures the time taken (nil =
 // no measure). With a budget (> 0, and now set), it stops estimating once
@@ -235,12 +238,7 @@ func ChooseWithin(ev Evaluator, obs Observation, b Bounds, now func() time.Time,
 	var pick *cand
 	cheaper := func(a, b cand) int { return cmp.Compare(a.e.RunsPerMerge, b.e.RunsPerMerge) }
 	mayFlake := obs.MayFlake()
-	leaner := func(a, b cand) int {
-		if ra, rb := a.e.RunsPerMerge, b.e.RunsPerMerge; math.Abs(ra-rb) > RunsNoise*min(ra, rb) {
-			return cheaper(a, b)
-		}
-		return cmp.Or(leanness(a.t, b.t, mayFlake), cheaper(a, b))
-	}
+	leaner := func(a, b cand) int { return rank(a.t, a.e, b.t, b.e, mayFlake) }
 	for i, c := range cands {
 		if within(c) && float64(c.e.P95) <= (1+ChoiceMargin)*float64(best) && (pick == nil || leaner(c, *pick) < 0) {
 			pick = &cands[i]
@@ -268,4 +266,18 @@ func ChooseWithin(ev Evaluator, obs Observation, b Bounds, now func() time.Time,
 		ch.Took = now().Sub(start)
 	}
 	return ch, nil
+}
+
+// rank orders tuning a with estimate ae before b with be (-1) when the
+// estimates put a clearly lower in runs per merge (beyond RunsNoise), or
+// cannot tell them apart and a is Leaner, or neither and a's estimate is
+// lower; +1 the other way round. The chooser keeps the first by rank of
+// the candidates within ChoiceMargin; the tuner goes back from the tuning
+// in force to a choice ranked before it as the chooser would pick it.
+func rank(a Tuning, ae Estimate, b Tuning, be Estimate, mayFlake bool) int {
+	cheaper := cmp.Compare(ae.RunsPerMerge, be.RunsPerMerge)
+	if ra, rb := ae.RunsPerMerge, be.RunsPerMerge; math.Abs(ra-rb) > RunsNoise*min(ra, rb) {
+		return cheaper
+	}
+	return cmp.Or(leanness(a, b, mayFlake), cheaper)
 }

@@ -58,7 +58,9 @@ func TestChooseKeepsTheLowestP95WithinTheRunsBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Tuning{Concurrency: 24, PendingFailureDepth: 1, Optimistic: true}); ch.Tuning != want {
+	// The most runs at once in one chain is no candidate (Grid): the
+	// middle step, 18.
+	if want := (Tuning{Concurrency: 18, PendingFailureDepth: 1, Optimistic: true}); ch.Tuning != want {
 		t.Errorf("unbounded: chose %s, want %s", ch.Tuning, want)
 	}
 	ch, _ = Choose(ev, Observation{}, Bounds{MaxRuns: 24, MaxRunsPerMerge: 1}, nil)
@@ -92,7 +94,7 @@ func TestTunerExplainsEachChange(t *testing.T) {
 	ev.f = func(t Tuning) Estimate {
 		good := t.Batch && t.BatchMax == 8
 		if storm {
-			good = !t.Batch && t.PendingFailureDepth == 1 && t.Concurrency == 24
+			good = !t.Batch && t.PendingFailureDepth == 1 && t.Concurrency == 18
 		}
 		if good {
 			return Estimate{KeptUp: true, P95: time.Hour, RunsPerMerge: 1}
@@ -118,7 +120,7 @@ func TestTunerExplainsEachChange(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("no retune in a flake storm: %v", err)
 	}
-	if !strings.HasPrefix(c.Reason, "flake rate rose to ") || !strings.Contains(c.Reason, "batches off") || !strings.Contains(c.Reason, "concurrency 24") {
+	if !strings.HasPrefix(c.Reason, "flake rate rose to ") || !strings.Contains(c.Reason, "batches off") || !strings.Contains(c.Reason, "concurrency 18") {
 		t.Errorf("reason %q", c.Reason)
 	}
 	if tu.Current() != c.To {

@@ -13,9 +13,9 @@ func TestTunerKeepsTheBoundWhileOldRunsEnd(t *testing.T) {
 	t.Parallel()
 	o := NewObserver(2 * time.Hour)
 	feed(o, newRng(), t0, 2, 20, 0.05, 0.01, 20*time.Minute, 0)
-	// Speculation at 24 runs is the fastest by far.
+	// Speculation at 18 runs is the fastest by far.
 	ev := table{f: func(t Tuning) Estimate {
-		if !t.Batch && !t.Isolation && t.Concurrency == 24 {
+		if !t.Batch && !t.Isolation && t.Concurrency == 18 {
 			return Estimate{KeptUp: true, P95: time.Hour, RunsPerMerge: 1.5}
 		}
 		return Estimate{KeptUp: true, P95: 3 * time.Hour, RunsPerMerge: 1.5}
@@ -28,7 +28,7 @@ func TestTunerKeepsTheBoundWhileOldRunsEnd(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("no change: %v", err)
 	}
-	if c.To.Concurrency != 14 || c.To.Batch || !strings.Contains(c.Reason, "on the way to k=24") {
+	if c.To.Concurrency != 14 || c.To.Batch || !strings.Contains(c.Reason, "on the way to k=18") {
 		t.Fatalf("first step %s (%q), want k=14: 10 bisections still run", c.To, c.Reason)
 	}
 	if got := max(chain, c.To.Concurrency) + max(outside, c.To.outside()); got > 24 {
@@ -39,12 +39,12 @@ func TestTunerKeepsTheBoundWhileOldRunsEnd(t *testing.T) {
 		t.Fatalf("stepped to %s with the bisections still running", c.To)
 	}
 	outside = 0
-	k24 := Tuning{Concurrency: 24, PendingFailureDepth: 1, Optimistic: true}
+	k18 := Tuning{Concurrency: 18, PendingFailureDepth: 1, Optimistic: true}
 	c, ok, err = tu.Retune(t0.Add(2*time.Hour + 2*time.Minute))
-	if err != nil || !ok || c.To != k24 || !strings.HasPrefix(c.Reason, "completing the change") {
+	if err != nil || !ok || c.To != k18 || !strings.HasPrefix(c.Reason, "completing the change") {
 		t.Fatalf("once they ended: %+v %v %v", c, ok, err)
 	}
-	if tu.Current() != k24 {
+	if tu.Current() != k18 {
 		t.Errorf("in force: %s", tu.Current())
 	}
 }

@@ -119,9 +119,13 @@ func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 		return Change{}, false, err
 	}
 	why := movement(t.basis, obs, t.chosen)
+	prev := t.basis
 	t.basis, t.chosen = obs, true
 	if ch.Tuning == t.current {
 		t.target = t.current
+		return Change{}, false, nil
+	}
+	if t.drainingBacklog(prev, obs, ch.Tuning) {
 		return Change{}, false, nil
 	}
 	keep, err := t.keepCurrent(fitted, ch)
@@ -142,10 +146,28 @@ func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 	return c, true, nil
 }
 
+// drainingBacklog reports whether the tuning in force, with batches or
+// isolation runs, keeps draining a backlog rather than give way to plain
+// speculation (choice): more PRs are queued than the choice would test at
+// once, fewer than at the last choice, and the tuning in force is within
+// the bounds. Leaving batches mid-backlog restarts the runs in flight PR
+// by PR, a cost no estimate counts (each simulates the backlog from no run
+// in flight): on burst traffic, switches to speculation with 10-25 PRs
+// still queued cost the tuner more runs per merge than the fixed setting
+// it is measured against (docs/performance.md). A backlog that grows is
+// not held: batches falling behind give way as before.
+func (t *Tuner) drainingBacklog(last, now Observation, choice Tuning) bool {
+	return (t.current.Batch || t.current.Isolation) && !choice.Batch && !choice.Isolation &&
+		t.current.Runs() <= t.Bounds.MaxRuns &&
+		now.Queued > choice.Concurrency && now.Queued < last.Queued
+}
+
 // keepCurrent reports whether the tuning in force keeps up, respects the
 // bounds and is within SwitchMargin of the choice's estimated p95; a
-// choice Leaner than it replaces it unless it is estimated more than
-// ChoiceMargin slower.
+// choice ranked before it (rank: clearly fewer estimated runs per merge,
+// else Leaner) replaces it unless it is estimated more than ChoiceMargin
+// slower. A choice with fewer runs at once but clearly more runs per merge
+// than the tuning in force is a costlier change, held to SwitchMargin.
 func (t *Tuner) keepCurrent(fitted Observation, ch Choice) (bool, error) {
 	if t.current.Runs() > t.Bounds.MaxRuns || t.current.Validate() != nil {
 		return false, nil
@@ -163,7 +185,7 @@ func (t *Tuner) keepCurrent(fitted Observation, ch Choice) (bool, error) {
 	if !cur.KeptUp || (t.Bounds.MaxRunsPerMerge > 0 && cur.RunsPerMerge > t.Bounds.MaxRunsPerMerge) {
 		return false, nil
 	}
-	if ch.Tuning.Leaner(t.current, fitted.MayFlake()) {
+	if rank(ch.Tuning, ch.Estimate, t.current, cur, fitted.MayFlake()) < 0 {
 		// Back to a leaner tuning as soon as the estimates cannot tell it
 		// from the one in force (as the chooser would pick it).
 		return float64(ch.Estimate.P95) > (1+ChoiceMargin)*float64(cur.P95), nil

@@ -28,7 +28,7 @@ func TestTunerChoosesOnTheBacklog(t *testing.T) {
 		if tu.Concurrency < 12 {
 			e.P95 = 10 * time.Hour // the defaults fall far behind
 		}
-		if obs.Queued >= 30 && tu.Concurrency == 24 {
+		if obs.Queued >= 30 && tu.Concurrency == 18 {
 			e.P95 = 50 * time.Minute // drains the backlog clearly faster
 		}
 		return e
@@ -60,7 +60,7 @@ func TestTunerChoosesOnTheBacklog(t *testing.T) {
 	fail, queued = false, 40
 	seen = nil
 	c, ok, err = tu.Retune(first.Add(3 * time.Minute))
-	if want := (Tuning{Concurrency: 24, PendingFailureDepth: 1, Optimistic: true}); err != nil || !ok || c.To != want {
+	if want := (Tuning{Concurrency: 18, PendingFailureDepth: 1, Optimistic: true}); err != nil || !ok || c.To != want {
 		t.Fatalf("backlog of 40: chose %s (%v, %v), want %s", c.To, ok, err, want)
 	}
 	if !strings.Contains(c.Reason, "backlog rose to 40 PRs") {

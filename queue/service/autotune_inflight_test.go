@@ -89,8 +89,9 @@ func TestAutoTuneChangeKeepsTheRunsInProgressWithinTheBound(t *testing.T) {
 	check("first sync")
 	// The isolation runs of the first two pass: their chain runs start
 	// beside the isolation runs of the next two, and pass. With the
-	// evidence in, the tuner chooses k=4 without isolation runs while the
-	// isolation runs of the next two are in progress.
+	// evidence in, the tuner chooses k=3 (the middle step of 4 runs at
+	// once) without isolation runs while the isolation runs of the next
+	// two are in progress.
 	f.advance(2 * time.Minute)
 	if n := f.passRuns(true); n != 2 {
 		t.Fatalf("%d isolation runs passed, want 2", n)
@@ -130,15 +131,15 @@ func TestAutoTuneChangeKeepsTheRunsInProgressWithinTheBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := tuning.Values; v.Concurrency != 4 || v.IsolationRuns {
-		t.Fatalf("tuning in force %+v, want the change completed to k=4 without isolation runs", v)
+	if v := tuning.Values; v.Concurrency != 3 || v.IsolationRuns {
+		t.Fatalf("tuning in force %+v, want the change completed to k=3 without isolation runs", v)
 	}
 	if evs := f.events(queue.ReasonQueueAutoTuned); len(evs) != 2 || !strings.Contains(evs[1].Detail, "completing the change") {
 		t.Errorf("autoTune events %v, want the second completing the change", evs)
 	}
 	f.sync()
 	check("with the change completed")
-	if chain, _ := f.inProgress(); chain != 4 {
-		t.Errorf("%d chain runs in progress with the change completed, want 4", chain)
+	if chain, _ := f.inProgress(); chain != 3 {
+		t.Errorf("%d chain runs in progress with the change completed, want 3", chain)
 	}
 }

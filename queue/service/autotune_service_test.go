@@ -16,9 +16,9 @@ import (
 )
 
 // runsEvaluator is a small deterministic evaluator: more runs at once
-// merge clearly faster (p95 = 10 h / runs², a minute more with batches),
+// merge clearly faster (p95 = 10 h / runs², an hour more with batches),
 // flake absorption costs runs per merge. Within 4 runs it prefers plain
-// speculation at k=4.
+// speculation at k=3, the longest chain of the candidates (autotune.Grid).
 type runsEvaluator struct{ calls atomic.Int64 }
 
 func (e *runsEvaluator) Evaluate(_ autotune.Observation, t autotune.Tuning) (autotune.Estimate, error) {
@@ -26,7 +26,7 @@ func (e *runsEvaluator) Evaluate(_ autotune.Observation, t autotune.Tuning) (aut
 	r := time.Duration(max(t.Runs(), 1))
 	p95 := 10 * time.Hour / (r * r)
 	if t.Batch {
-		p95 += time.Minute
+		p95 += time.Hour
 	}
 	return autotune.Estimate{KeptUp: true, P95: p95, RunsPerMerge: 1 + 0.1*float64(t.PendingFailureDepth)}, nil
 }
@@ -201,15 +201,15 @@ func TestAutoTuneSwitchesSettingsFromTraffic(t *testing.T) {
 	if len(changes) != 1 {
 		t.Fatalf("autoTune events %v, want one change", changes)
 	}
-	if d := changes[0].Detail; !strings.Contains(d, "first observation") || !strings.Contains(d, "concurrency 4") {
+	if d := changes[0].Detail; !strings.Contains(d, "first observation") || !strings.Contains(d, "concurrency 3") {
 		t.Errorf("the change's reason %q does not say what it saw and what changed", d)
 	}
 	tuning, err := f.store.QueueTuning(f.ctx, f.q.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tuning.Values.Concurrency != 4 || tuning.From.Concurrency != 1 || tuning.Reason == "" || !tuning.At.Equal(f.clock()) {
-		t.Errorf("tuning in force %+v, want concurrency 1 → 4 with its reason, now", tuning)
+	if tuning.Values.Concurrency != 3 || tuning.From.Concurrency != 1 || tuning.Reason == "" || !tuning.At.Equal(f.clock()) {
+		t.Errorf("tuning in force %+v, want concurrency 1 → 3 with its reason, now", tuning)
 	}
 	stored, err := f.store.GetQueueByID(f.ctx, f.q.ID)
 	if err != nil {
@@ -220,8 +220,8 @@ func TestAutoTuneSwitchesSettingsFromTraffic(t *testing.T) {
 	}
 	f.sync()
 	after := f.testing()
-	if len(after) != 4 {
-		t.Errorf("after the change %d entries test at once, want 4 (%v)", len(after), after)
+	if len(after) != 3 {
+		t.Errorf("after the change %d entries test at once, want 3 (%v)", len(after), after)
 	}
 	for pr, run := range before {
 		if after[pr] != run {

@@ -88,6 +88,8 @@ func (t *Tuner) Pending() bool { return t.target != (Tuning{}) && t.target != t.
 // is estimated SwitchMargin faster than it, and then takes it as in force.
 // With InFlight, a change is in force as far as the runs in progress leave
 // room for (Change.To), and the calls that follow complete it first.
+// Batches or isolation runs draining a backlog are not left for plain
+// speculation until it is drained (drainingBacklog).
 func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 	obs := t.Observer.Observe(now)
 	if t.Queued != nil {

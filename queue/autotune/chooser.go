@@ -134,7 +134,7 @@ const GiveUpFactor = 1 + ChoiceMargin
 
 // ChoiceMargin is how far above the lowest estimated p95 a candidate may
 // be and still be chosen (ChooseWithin says which). The estimates (three
-// simulations of about six hours) spread settings that fare alike in the
+// simulations of sim.MinEvalPRs PRs or about six hours) spread settings that fare alike in the
 // long run by 10-40 % (k=12 against k=24, depth 0 against depth 1 on
 // Shopify-like traffic, where the fixed k=12 with depth 1 is faster than
 // k=24 and spends fewer runs), so a leaner setting is kept unless a

@@ -165,11 +165,19 @@ func (t *Tuner) drainingBacklog(last, now Observation, choice Tuning) bool {
 }
 
 // keepCurrent reports whether the tuning in force keeps up, respects the
-// bounds and is within SwitchMargin of the choice's estimated p95; a
+// bounds and is within SwitchMargin of the choice's estimated p95. A
 // choice ranked before it (rank: clearly fewer estimated runs per merge,
 // else Leaner) replaces it unless it is estimated more than ChoiceMargin
-// slower. A choice with fewer runs at once but clearly more runs per merge
-// than the tuning in force is a costlier change, held to SwitchMargin.
+// slower, when it is Leaner or in a rush (more than RushFactor times the
+// runs at once of the tuning in force are queued); otherwise it is held to
+// SwitchMargin too. A choice with fewer runs at once but clearly more runs
+// per merge than the tuning in force is a costlier change, held to
+// SwitchMargin.
+//
+// Batches taken for fewer runs per merge while estimated up to
+// ChoiceMargin slower, without a rush, cost PR-head traffic its p95
+// (docs/performance.md, "the estimates' horizon, and cheaper batches only
+// in a rush").
 func (t *Tuner) keepCurrent(fitted Observation, ch Choice) (bool, error) {
 	if t.current.Runs() > t.Bounds.MaxRuns || t.current.Validate() != nil {
 		return false, nil
@@ -187,9 +195,12 @@ func (t *Tuner) keepCurrent(fitted Observation, ch Choice) (bool, error) {
 	if !cur.KeptUp || (t.Bounds.MaxRunsPerMerge > 0 && cur.RunsPerMerge > t.Bounds.MaxRunsPerMerge) {
 		return false, nil
 	}
-	if rank(ch.Tuning, ch.Estimate, t.current, cur, fitted.MayFlake()) < 0 {
+	mayFlake := fitted.MayFlake()
+	if rank(ch.Tuning, ch.Estimate, t.current, cur, mayFlake) < 0 &&
+		(ch.Tuning.Leaner(t.current, mayFlake) || fitted.Queued > RushFactor*t.current.Concurrency) {
 		// Back to a leaner tuning as soon as the estimates cannot tell it
-		// from the one in force (as the chooser would pick it).
+		// from the one in force (as the chooser would pick it); to a
+		// costlier one spending fewer runs per merge only in a rush.
 		return float64(ch.Estimate.P95) > (1+ChoiceMargin)*float64(cur.P95), nil
 	}
 	return float64(ch.Estimate.P95) > (1-SwitchMargin)*float64(cur.P95), nil
@@ -230,6 +241,11 @@ func changes(a, b Observation) []string {
 	}
 	return out
 }
+
+// RushFactor: a backlog of more than RushFactor times the runs at once of
+// the tuning in force is a rush, in which keepCurrent lets a choice
+// spending clearly fewer runs per merge replace it within ChoiceMargin.
+const RushFactor = 2
 
 // QueuedStep is the least change of the backlog (Observation.Queued) that
 // is a move: a few PRs come and go with every CI run.

@@ -32,14 +32,24 @@ type TuneEvaluator struct {
 }
 
 // EvalPRs is the number of PRs simulated per seed: about six hours of
-// arrivals, at least 100 (or MaxPRs if smaller) and at most MaxPRs.
+// arrivals, at least MinEvalPRs (or MaxPRs if smaller) and at most MaxPRs.
 func (e TuneEvaluator) EvalPRs(perHour float64) int {
 	hi := e.MaxPRs
 	if hi <= 0 {
 		hi = 160
 	}
-	return min(max(int(6*perHour), 100), hi)
+	return min(max(int(6*perHour), MinEvalPRs), hi)
 }
+
+// MinEvalPRs is the fewest PRs an estimate simulates per seed (unless
+// MaxPRs is lower): about nine and a half hours at 17 PR/h. Six hours
+// (102 PRs at 17 PR/h, the floor was 100) is too short to see the tail of
+// batches: on PR-head traffic (1 % of PRs failing, 2 % of runs flaky),
+// from a backlog of 10, it put batches of 2..8 16 % above plain
+// speculation's p95 (within ChoiceMargin, so the tuner took them for their
+// runs per merge), where 160 PRs put them 106 % above and ten seeds of 500
+// PRs measure 29 % (docs/performance.md, "the estimates' horizon").
+const MinEvalPRs = 160
 
 func (e TuneEvaluator) seeds() []uint64 {
 	if e.Seeds <= 0 {

@@ -242,8 +242,8 @@ func changes(a, b Observation) []string {
 	return out
 }
 
-// RushFactor: a backlog of more than RushFactor times the runs at once of
-// the tuning in force is a rush, in which keepCurrent lets a choice
+// RushFactor is how many times the runs at once of the tuning in force a
+// backlog must exceed to be a rush, in which keepCurrent lets a choice
 // spending clearly fewer runs per merge replace it within ChoiceMargin.
 const RushFactor = 2
 

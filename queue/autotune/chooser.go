@@ -134,8 +134,8 @@ const GiveUpFactor = 1 + ChoiceMargin
 
 // ChoiceMargin is how far above the lowest estimated p95 a candidate may
 // be and still be chosen (ChooseWithin says which). The estimates (three
-// simulations of sim.MinEvalPRs PRs or about six hours) spread settings that fare alike in the
-// long run by 10-40 % (k=12 against k=24, depth 0 against depth 1 on
+// simulations of 160 PRs, sim.MinEvalPRs) spread settings that fare alike
+// in the long run by 10-40 % (k=12 against k=24, depth 0 against depth 1 on
 // Shopify-like traffic, where the fixed k=12 with depth 1 is faster than
 // k=24 and spends fewer runs), so a leaner setting is kept unless a
 // costlier one is clearly faster. 5 % spent 0.03-0.18 more runs per merge

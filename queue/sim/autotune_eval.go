@@ -27,16 +27,18 @@ type TuneEvaluator struct {
 	// Seeds is the number of seeds (1, 2, …) a tuning is simulated on
 	// (0 = 3).
 	Seeds int
-	// MaxPRs caps the PRs simulated per seed (0 = 160).
+	// MaxPRs caps the PRs simulated per seed (0 = MinEvalPRs).
 	MaxPRs int
 }
 
 // EvalPRs is the number of PRs simulated per seed: about six hours of
 // arrivals, at least MinEvalPRs (or MaxPRs if smaller) and at most MaxPRs.
+// With the default MaxPRs that is MinEvalPRs whatever the rate; six hours
+// count only under a MaxPRs above it.
 func (e TuneEvaluator) EvalPRs(perHour float64) int {
 	hi := e.MaxPRs
 	if hi <= 0 {
-		hi = 160
+		hi = MinEvalPRs
 	}
 	return min(max(int(6*perHour), MinEvalPRs), hi)
 }

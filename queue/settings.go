@@ -131,16 +131,10 @@ func cutBotSuffix(login string) (string, bool) {
 
 // checkAutoTune (the Across rule of autoTune): the tuner chooses within
 // the user's bounds, so autoTune needs at least its bound on the runs at
-// once; and it tunes single mode only (autotune.Supported): its estimates
-// simulate one speculative chain, which cannot rank the lanes of parallel
-// mode. Switching a queue with autoTune on to parallel mode is refused
-// alike.
+// once. In parallel mode it tunes the concurrency only (autotune.GridFor).
 func checkAutoTune(s Settings) error {
 	if s.AutoTune && s.AutoTuneMaxRuns < 1 {
 		return Inputf("autoTune requires autoTuneMaxRuns (the most CI runs at once it may choose, 1..%d), got %d", MaxConcurrency, s.AutoTuneMaxRuns)
-	}
-	if s.AutoTune && s.Mode == ModeParallel {
-		return Inputf("autoTune is for single mode only, got mode parallel: its estimates simulate one speculative chain and cannot rank the lanes of parallel mode (turn autoTune off to use parallel mode)")
 	}
 	return nil
 }

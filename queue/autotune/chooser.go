@@ -101,6 +101,43 @@ func Grid(b Bounds) []Tuning {
 	return out
 }
 
+// GridFor is the candidate tunings within b for a queue whose tuning in
+// force is current: Grid(b) in single mode. In parallel mode
+// (current.Parallel) only the concurrency is tuned, to half of MaxRuns,
+// halfway between that and MaxRuns, and MaxRuns, with the queue's own
+// flake handling: a lane is a chain of the PRs that overlap, so more runs
+// at once are spent only where lanes are deep enough to need them (on the
+// monorepo preset 200, 300 and 400 run alike, docs/performance.md), and
+// the single-mode grid's batches and isolation runs are not offered (a
+// batch's targets are the union of its members', which merges lanes).
+// With the queue's own batches or isolation runs, each candidate keeps
+// room outside the chain for as many runs as the queue had there, within
+// MaxRuns (at least one), so that every candidate has at most MaxRuns
+// runs at once: with MaxRuns 1 there is none, and the Tuner keeps the
+// tuning in force.
+func GridFor(b Bounds, current Tuning) []Tuning {
+	if !current.Parallel {
+		return Grid(b)
+	}
+	m := max(b.MaxRuns, 1)
+	h := max(m/2, 1)
+	var out []Tuning
+	for _, k := range []int{h, (h + m) / 2, m} {
+		t := current
+		t.Concurrency = k
+		if t.Batch || t.Isolation {
+			// Room outside the chain for the queue's bisections or
+			// isolation runs: as many as it has, within MaxRuns.
+			t.Concurrency = max(min(k, m-1), 1)
+			t.BisectionConcurrency = max(min(current.BisectionConcurrency, m-t.Concurrency), 1)
+		}
+		if !slices.Contains(out, t) && t.Runs() <= m {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // Choice is what Choose picked.
 type Choice struct {
 	Tuning   Tuning
@@ -195,6 +232,11 @@ func Choose(ev Evaluator, obs Observation, b Bounds, now func() time.Time) (Choi
 // best so far are estimated only as far as needed to know it, when ev is
 // a BoundedEvaluator.
 func ChooseWithin(ev Evaluator, obs Observation, b Bounds, now func() time.Time, budget time.Duration) (Choice, error) {
+	return chooseAmong(ev, obs, b, Grid(b), now, budget)
+}
+
+// chooseAmong is ChooseWithin over the candidates of grid.
+func chooseAmong(ev Evaluator, obs Observation, b Bounds, grid []Tuning, now func() time.Time, budget time.Duration) (Choice, error) {
 	if err := b.Validate(); err != nil {
 		return Choice{}, err
 	}
@@ -202,7 +244,6 @@ func ChooseWithin(ev Evaluator, obs Observation, b Bounds, now func() time.Time,
 	if now != nil {
 		start = now()
 	}
-	grid := Grid(b)
 	type cand struct {
 		t Tuning
 		e Estimate

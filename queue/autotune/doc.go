@@ -1,7 +1,8 @@
 // Package autotune chooses a queue's settings from its own traffic
 // (issue #20): an Observer keeps, over a sliding window, the arrival rate,
 // the CI duration distribution, the share of PRs that fail and the flake
-// rate of runs, from the queue's events; a Chooser picks, within the
+// rate of runs, from the queue's events (in parallel mode also how the
+// impacted targets of its PRs overlap); a Chooser picks, within the
 // user's Bounds, the candidate setting (a Tuning) with the lowest
 // estimated p95 time-to-merge or a leaner one within ChoiceMargin of it
 // (Tuning.Leaner), estimating each with an Evaluator (the

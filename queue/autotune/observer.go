@@ -55,6 +55,14 @@ type Observation struct {
 	// PriorOnly is set by WithPrior when no PR was seen failing: the
 	// failure rate is the prior's, and MayFlake ignores it.
 	PriorOnly bool
+	// TargetedPRs is the number of PRs whose impacted targets the
+	// Observer kept (Targeted: a parallel-mode queue's, the latest
+	// TargetsKept), AllShare the share of them that impact every target,
+	// TargetsPerPR the mean number of targets of the others (at least 1)
+	// and Overlap the share of pairs of those others that share a target:
+	// how often two PRs fall in one lane.
+	TargetedPRs                     int
+	AllShare, TargetsPerPR, Overlap float64
 }
 
 // Observer keeps the queue's recent traffic over a sliding window. It is
@@ -77,6 +85,10 @@ type Observer struct {
 	// when they were rejected: their runs that finished by then failed on
 	// the old head, so a later merge proves none of those runs good.
 	fixed map[int]time.Time
+	// targeted are the latest PRs' impacted targets (targets.go), and
+	// targetPRs their PR numbers.
+	targeted  []targetSet
+	targetPRs map[int]bool
 }
 
 type conclusion struct {
@@ -297,6 +309,7 @@ func (o *Observer) Observe(now time.Time) Observation {
 	if obs.FlakeRuns > 0 {
 		obs.FlakeRate = float64(flaky) / float64(obs.FlakeRuns)
 	}
+	o.observeTargets(&obs)
 	return obs
 }
 

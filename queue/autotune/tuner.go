@@ -89,7 +89,9 @@ func (t *Tuner) Pending() bool { return t.target != (Tuning{}) && t.target != t.
 // With InFlight, a change is in force as far as the runs in progress leave
 // room for (Change.To), and the calls that follow complete it first.
 // Batches or isolation runs draining a backlog are not left for plain
-// speculation until it is drained (drainingBacklog).
+// speculation until it is drained (drainingBacklog). A parallel-mode
+// queue chooses among GridFor's candidates, once the impacted targets of
+// MinTargeted PRs were observed.
 func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 	obs := t.Observer.Observe(now)
 	if t.Queued != nil {
@@ -106,7 +108,7 @@ func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 	if !t.chosen {
 		enough = obs.Runs >= FirstRuns && obs.Arrivals >= FirstArrivals
 	}
-	if !enough {
+	if !enough || (t.current.Parallel && obs.TargetedPRs < MinTargeted) {
 		return Change{}, false, nil
 	}
 	if t.chosen && !Moved(t.basis, obs) {
@@ -116,7 +118,11 @@ func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 	if !t.chosen {
 		fitted = obs.WithPrior().Fitted() // a few conclusions (PriorFailRate)
 	}
-	ch, err := ChooseWithin(t.Evaluator, fitted, t.Bounds, t.Now, t.Budget)
+	grid := GridFor(t.Bounds, t.current)
+	if len(grid) == 0 {
+		return Change{}, false, nil
+	}
+	ch, err := chooseAmong(t.Evaluator, fitted, t.Bounds, grid, t.Now, t.Budget)
 	if err != nil {
 		return Change{}, false, err
 	}
@@ -290,7 +296,9 @@ func (o Observation) WithPrior() Observation {
 // Fitted is the observation rounded to the precision a choice needs
 // (arrival rate and CI median to about 8 %, σ to 0.1, failure and flake
 // rates to the nearest step of RateSteps, the backlog to about 20 % and
-// at most MaxFittedQueued), with the counts dropped: nearby
+// at most MaxFittedQueued; the share of ALL PRs to about 16 %, the
+// targets per PR to a quarter, their overlap to about 10 %), with the
+// counts dropped: nearby
 // observations give the same fitted one, so an Evaluator may cache its
 // estimates by it.
 func (o Observation) Fitted() Observation {
@@ -308,6 +316,9 @@ func (o Observation) Fitted() Observation {
 		FlakeRate:       rateStep(o.FlakeRate),
 		Queued:          fittedQueued(o.Queued),
 		PriorOnly:       o.PriorOnly,
+		AllShare:        logRound(o.AllShare, 0.3),
+		TargetsPerPR:    math.Round(4*o.TargetsPerPR) / 4,
+		Overlap:         logRound(o.Overlap, 0.2),
 	}
 }
 

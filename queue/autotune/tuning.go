@@ -2,15 +2,21 @@ package autotune
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/mergequeue/mq/queue"
 )
 
-// Tuning is the part of a queue's settings that autoTune chooses.
+// Tuning is the part of a queue's settings that autoTune chooses. In
+// parallel mode (Parallel) that is the concurrency (and, with batches or
+// isolation runs, the runs outside the chain) only: the other fields are
+// the queue's own, which the estimates simulate and Update leaves as they
+// are.
 type Tuning struct {
+	// Parallel is the queue's mode, parallel (not tuned: it says what the
+	// estimates simulate and what a change may set).
+	Parallel bool
 	// Concurrency is the runs of the speculative chain at once.
 	Concurrency int
 	// Batch turns batching on, with batches of BatchMin..BatchMax
@@ -29,31 +35,20 @@ type Tuning struct {
 	Isolation bool
 }
 
-// ErrParallelMode is Supported's answer for a parallel-mode queue.
-var ErrParallelMode = errors.New("autoTune tunes single-mode queues only: its estimates simulate one speculative chain on a workload without impacted targets, so they cannot rank the lanes of parallel mode")
-
-// Supported reports whether autoTune can tune a queue with settings s: nil,
-// or why not (ErrParallelMode).
-func Supported(s queue.Settings) error {
-	if s.Mode == queue.ModeParallel {
-		return ErrParallelMode
-	}
-	return nil
-}
-
 // FromSettings reads the tuned part of s.
 func FromSettings(s queue.Settings) Tuning {
-	t := Tuning{Concurrency: s.Concurrency, Batch: s.Batch, PendingFailureDepth: s.PendingFailureDepth,
-		Optimistic: s.CanOptimisticallyMerge, Isolation: s.IsolationRuns}
+	t := Tuning{Parallel: s.Mode == queue.ModeParallel, Concurrency: s.Concurrency, Batch: s.Batch,
+		PendingFailureDepth: s.PendingFailureDepth, Optimistic: s.CanOptimisticallyMerge, Isolation: s.IsolationRuns}
 	if s.Batch {
 		t.BatchMin, t.BatchMax = s.BatchingMinSize, s.EffectiveBatchingMaxSize()
-		t.BisectionConcurrency, t.BisectionParts = s.BisectionConcurrency, s.BisectionParts
+		t.BisectionParts = s.BisectionParts
 		if t.BisectionParts <= 2 {
 			t.BisectionParts = 0 // halves
 		}
 	}
-	if s.IsolationRuns {
-		t.BisectionConcurrency = s.BisectionConcurrency
+	if s.Batch || s.IsolationRuns {
+		// 0 is "as many as the chain": the runs the queue may have outside it.
+		t.BisectionConcurrency = s.EffectiveBisectionConcurrency()
 	}
 	return t
 }
@@ -104,10 +99,19 @@ func (t Tuning) Apply(s queue.Settings) queue.Settings {
 	return out
 }
 
-// Update is the settings update that applies t. Batch sizes and
-// bisection parts are written only with batches on (a queue keeps its own
-// otherwise); bisection concurrency only with batches or isolation runs.
+// Update is the settings update that applies t. In parallel mode it sets
+// the concurrency only, and with batches or isolation runs the runs
+// outside the chain (bisection concurrency). Batch sizes and bisection parts are written only
+// with batches on (a queue keeps its own otherwise); bisection
+// concurrency only with batches or isolation runs.
 func (t Tuning) Update() queue.QueueUpdate {
+	if t.Parallel {
+		u := queue.QueueUpdate{Concurrency: &t.Concurrency}
+		if t.Batch || t.Isolation {
+			u.BisectionConcurrency = &t.BisectionConcurrency
+		}
+		return u
+	}
 	u := queue.QueueUpdate{Concurrency: &t.Concurrency, Batch: &t.Batch, PendingFailureDepth: &t.PendingFailureDepth,
 		CanOptimisticallyMerge: &t.Optimistic, IsolationRuns: &t.Isolation}
 	if t.Batch || t.Isolation {
@@ -129,9 +133,13 @@ func (t Tuning) Validate() error {
 	return nil
 }
 
-// String is a compact description, e.g. "k=12, batches 2..8 (bis 12, split 8), depth 1, optimistic".
+// String is a compact description, e.g. "k=12, batches 2..8 (bis 12, split 8), depth 1, optimistic"
+// ("parallel, k=200, batches off, depth 0" in parallel mode).
 func (t Tuning) String() string {
 	parts := []string{fmt.Sprintf("k=%d", t.Concurrency)}
+	if t.Parallel {
+		parts[0] = "parallel, " + parts[0]
+	}
 	if t.Batch {
 		b := fmt.Sprintf("batches %d..%d (bis %d", t.BatchMin, t.BatchMax, t.BisectionConcurrency)
 		if t.BisectionParts > 2 {

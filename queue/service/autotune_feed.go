@@ -29,8 +29,10 @@ const feedLookback = time.Minute
 // whatever their IDs) and reports to the observer what runner_auto
 // reports from the simulated queue: submissions, conclusions (merged or
 // failed by the queue, with the head the deciding run tested: a PR
-// rejected and merged later at the same head was rejected by a flake) and
-// the runs the engine decided, with the PRs of their trees.
+// rejected and merged later at the same head was rejected by a flake),
+// in parallel mode the PRs' impacted targets (read on submission, or on
+// conclusion when they came later) and the runs the engine decided, with
+// the PRs of their trees.
 func (s *Service) feedObserver(ctx context.Context, q *queue.Queue, qt *queueTuner) error {
 	evs, err := s.store.ListEvents(ctx, q.ID, qt.cursorAt.Add(-feedLookback))
 	if err != nil {
@@ -55,8 +57,14 @@ func (s *Service) feedObserver(ctx context.Context, q *queue.Queue, qt *queueTun
 		switch {
 		case ev.From == "":
 			qt.obs.Arrived(ev.At)
+			if err := s.observeTargets(ctx, q, qt, ev.PRNumber); err != nil {
+				return err
+			}
 		case ev.To == queue.StateMerged, ev.To == queue.StateFailed:
 			qt.obs.ConcludedHead(ev.At, ev.PRNumber, concludedHead(ev, runs), ev.To == queue.StateMerged)
+			if err := s.observeTargets(ctx, q, qt, ev.PRNumber); err != nil {
+				return err
+			}
 		}
 		if _, done := qt.reported[ev.RunID]; ev.RunID != "" && !done && len(qt.runs) < maxPendingRuns {
 			qt.runs[ev.RunID] = true // later events name decided runs too
@@ -143,4 +151,23 @@ func concludedHead(ev queue.Event, runs runReads) string {
 		}
 	}
 	return ""
+}
+
+// observeTargets reports the impacted targets of PR pr when q is in
+// parallel mode (the tuner of a parallel queue needs them:
+// autotune.MinTargeted); the Observer counts a PR once. A PR without
+// stored targets is left out.
+func (s *Service) observeTargets(ctx context.Context, q *queue.Queue, qt *queueTuner, pr int) error {
+	if q.Settings.Mode != queue.ModeParallel {
+		return nil
+	}
+	t, err := s.store.GetTargets(ctx, q.ID, pr)
+	switch {
+	case errors.Is(err, queue.ErrNotFound):
+		return nil
+	case err != nil:
+		return fmt.Errorf("failed to read the targets of #%d: %w", pr, err)
+	}
+	qt.obs.Targeted(pr, t.All, t.List)
+	return nil
 }

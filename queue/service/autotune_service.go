@@ -90,9 +90,6 @@ type tuneBook struct {
 	mu      sync.Mutex
 	queues  map[int64]*queueTuner
 	slowest time.Duration
-	// unsupported are the queues whose settings autoTune cannot tune
-	// (autotune.Supported) whose stop this process recorded.
-	unsupported map[int64]bool
 	// wg counts the retunes in progress (Service.WaitTuning).
 	wg sync.WaitGroup
 	// stopping is set at shutdown (StopTuning): no retune starts, and
@@ -119,7 +116,7 @@ func newTuneBook(o TuneOptions) *tuneBook {
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
-	return &tuneBook{opts: o, sem: make(chan struct{}, 1), queues: map[int64]*queueTuner{}, unsupported: map[int64]bool{}}
+	return &tuneBook{opts: o, sem: make(chan struct{}, 1), queues: map[int64]*queueTuner{}}
 }
 
 // queueTuner is one queue's tuning state: its observer, fed from the
@@ -196,19 +193,7 @@ func (s *Service) pokeTuner(ctx context.Context, q *queue.Queue) {
 	if !q.Settings.AutoTune {
 		b.mu.Lock()
 		delete(b.queues, q.ID)
-		delete(b.unsupported, q.ID)
 		b.mu.Unlock()
-		return
-	}
-	if why := autotune.Supported(q.Settings); why != nil {
-		b.mu.Lock()
-		delete(b.queues, q.ID)
-		first := !b.unsupported[q.ID]
-		b.unsupported[q.ID] = true
-		b.mu.Unlock()
-		if first {
-			s.stopTuning(ctx, q, why)
-		}
 		return
 	}
 	if b.stopping.Load() {

@@ -301,8 +301,9 @@ var All = []Setting{
 			"batching, bisection, pendingFailureDepth, optimistic merging, isolation runs) from its own traffic, " +
 			"within AutoTuneMaxRuns and AutoTuneMaxRunsPerHundredMerges; the configured values apply again once " +
 			"it is turned off.",
-		Rule: "our extension, single mode only and only with `autoTuneMaxRuns` set (refused otherwise): the queue measures its arrivals, CI " +
-			"durations, failure and flake rates and, at intervals, chooses the tuned settings within the bounds; " +
+		Rule: "our extension, only with `autoTuneMaxRuns` set (refused otherwise): the queue measures its arrivals, CI " +
+			"durations, failure and flake rates (in parallel mode also how its PRs' impacted targets overlap) and, at " +
+			"intervals, chooses the tuned settings within the bounds (in parallel mode the concurrency only); " +
 			"see **`autoTune`** below",
 		Example:  true,
 		SimFixed: "the suite draws fixed settings; ours(auto) in queue/sim runs the tuner on the engine",

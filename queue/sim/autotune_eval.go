@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/autotune"
 )
 
@@ -93,7 +94,7 @@ func (e TuneEvaluator) EvaluateWithin(obs autotune.Observation, t autotune.Tunin
 	if obs.ArrivalsPerHour <= 0 || obs.CIMedian <= 0 {
 		return autotune.Estimate{}, fmt.Errorf("cannot fit a workload without arrivals and CI durations")
 	}
-	w := e.workload(obs)
+	w := e.workload(obs, t)
 	est := autotune.Estimate{KeptUp: true}
 	seeds := e.seeds()
 	p95 := make([]float64, 0, len(seeds))
@@ -144,6 +145,9 @@ func (e TuneEvaluator) EvaluateWithin(obs autotune.Observation, t autotune.Tunin
 func OursFromTuning(t autotune.Tuning) OursConfig {
 	c := OursConfig{Concurrency: t.Concurrency, PendingFailureDepth: t.PendingFailureDepth,
 		CanOptimisticallyMerge: t.Optimistic, Isolation: t.Isolation}
+	if t.Parallel {
+		c.Mode = queue.ModeParallel
+	}
 	if t.Batch {
 		c.Batch, c.BatchingMinSize, c.BatchingMaxSize, c.BatchingMaxWaitMinutes = true, t.BatchMin, t.BatchMax, 5
 		c.BisectionConcurrency, c.BisectionParts = t.BisectionConcurrency, t.BisectionParts
@@ -154,14 +158,18 @@ func OursFromTuning(t autotune.Tuning) OursConfig {
 	return c
 }
 
-// workload is the workload fitted to obs that the estimates simulate:
+// workload is the workload fitted to obs that the estimates of t simulate:
 // the observed backlog (Observation.Queued) at time 0, then EvalPRs
 // arrivals. With a backlog no PR is left out as warm-up: the queue does
 // not start empty, and the backlog's waits are what tells settings apart
-// after a rush.
-func (e TuneEvaluator) workload(obs autotune.Observation) Workload {
+// after a rush. For a parallel-mode tuning the PRs get impacted targets
+// fitted to the observed ones (fitTargets).
+func (e TuneEvaluator) workload(obs autotune.Observation, t autotune.Tuning) Workload {
 	w := Workload{PRs: e.EvalPRs(obs.ArrivalsPerHour), RatePerHour: obs.ArrivalsPerHour, CIMedian: obs.CIMedian,
 		CISigma: obs.CISigma, FailRate: min(obs.FailRate, 0.9), FlakeRate: min(obs.FlakeRate, 0.9), Warmup: 0.1}
+	if t.Parallel {
+		w.Targets, w.TargetsPerPR, w.AllShare = fitTargets(obs)
+	}
 	if q := max(obs.Queued, 0); q > 0 {
 		w.PRs += q
 		w.Queued, w.Warmup = q, 0
@@ -182,4 +190,29 @@ func estimateOptions(limit time.Duration) RunOptions {
 func pooledP95(waits []time.Duration) time.Duration {
 	slices.Sort(waits)
 	return waits[max(int(math.Ceil(0.95*float64(len(waits))))-1, 0)]
+}
+
+// MaxFittedTargets bounds the targets of a fitted workload: PRs that
+// never overlap are as independent among 100,000 targets as among more.
+const MaxFittedTargets = 100000
+
+// fitTargets is the target structure of a fitted workload: n targets of
+// equal popularity, 1 + Poisson(perPR − 1) per PR as observed
+// (Observation.TargetsPerPR), each PR impacting every target with the
+// observed share of ALL PRs, and n chosen so that two PRs of perPR
+// targets overlap as often as the observed pairs did
+// (Observation.Overlap): 1 − (1 − perPR/n)^perPR = overlap. Skewed
+// popularity (a few hot targets) is folded into that one figure: what
+// parallel mode sees of targets is which PRs depend on which.
+func fitTargets(obs autotune.Observation) (n int, perPR, allShare float64) {
+	perPR = max(obs.TargetsPerPR, 1)
+	switch {
+	case obs.Overlap <= 0:
+		n = MaxFittedTargets
+	case obs.Overlap >= 1:
+		n = int(math.Ceil(perPR))
+	default:
+		n = int(math.Round(perPR / (1 - math.Pow(1-obs.Overlap, 1/perPR))))
+	}
+	return min(max(n, int(math.Ceil(perPR))), MaxFittedTargets), perPR, min(max(obs.AllShare, 0), 1)
 }

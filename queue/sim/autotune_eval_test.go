@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -78,7 +79,7 @@ func TestEvaluatorPoolsTheSeeds(t *testing.T) {
 	}
 	var atMost, below, n int
 	for _, seed := range ev.seeds() {
-		res, err := Run(ev.workload(obs), PolicySpec{Kind: KindOurs, Ours: OursFromTuning(tu)}, seed, estimateOptions(0))
+		res, err := Run(ev.workload(obs, tu), PolicySpec{Kind: KindOurs, Ours: OursFromTuning(tu)}, seed, estimateOptions(0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +110,7 @@ func TestEstimatesStartFromTheBacklog(t *testing.T) {
 	rush := quiet
 	rush.Queued = 60
 	quiet, rush = quiet.Fitted(), rush.Fitted()
-	w := ev.workload(rush)
+	w := ev.workload(rush, autotune.Tuning{Concurrency: 12})
 	prs := w.Generate(1)
 	if w.Queued != rush.Queued || w.Warmup != 0 || len(prs) != ev.EvalPRs(rush.ArrivalsPerHour)+rush.Queued {
 		t.Fatalf("workload %+v with %d PRs for a backlog of %d", w, len(prs), rush.Queued)
@@ -136,5 +137,43 @@ func TestEstimatesStartFromTheBacklog(t *testing.T) {
 	}
 	if gap, quietGap := est["rush k=6"].P95-est["rush k=12"].P95, est["quiet k=6"].P95-est["quiet k=12"].P95; gap <= quietGap {
 		t.Errorf("k=6 behind k=12 by %v with the backlog, %v without: the backlog should widen the gap", gap, quietGap)
+	}
+}
+
+// TestFittedTargetsOverlapAsObserved: the workload an estimate of a
+// parallel tuning simulates overlaps as the observed traffic did. For the
+// monorepo and Uber-like presets' targets, a thousand PRs observed, the
+// fitted workload's PRs share a target as often (within 25 %), have as
+// many targets (within 10 %) and impact every target as often.
+func TestFittedTargetsOverlapAsObserved(t *testing.T) {
+	t.Parallel()
+	observe := func(w Workload, seed uint64) autotune.Observation {
+		o := autotune.NewObserver(time.Hour)
+		o.Arrived(time.Unix(0, 0))
+		for i, pr := range w.Generate(seed) {
+			o.Targeted(i, pr.All, pr.Targets)
+		}
+		return o.Observe(time.Unix(0, 0))
+	}
+	for _, name := range []string{"monorepo", "uber"} {
+		p, err := PresetByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := p.Workload
+		w.PRs = autotune.TargetsKept
+		obs := observe(w, 3)
+		fitted := TuneEvaluator{}.workload(obs.Fitted(), autotune.Tuning{Parallel: true, Concurrency: 8})
+		fitted.PRs, fitted.Queued, fitted.RatePerHour, fitted.CIMedian = autotune.TargetsKept, 0, 10, time.Minute
+		again := observe(fitted, 4)
+		t.Logf("%s: observed overlap %.4f, %.2f per PR, ALL %.4f; fitted %d targets: overlap %.4f, %.2f per PR, ALL %.4f",
+			name, obs.Overlap, obs.TargetsPerPR, obs.AllShare, fitted.Targets, again.Overlap, again.TargetsPerPR, again.AllShare)
+		if math.Abs(again.Overlap-obs.Overlap) > 0.25*obs.Overlap || math.Abs(again.TargetsPerPR-obs.TargetsPerPR) > 0.1*obs.TargetsPerPR {
+			t.Errorf("%s: the fitted workload overlaps %.4f with %.2f targets per PR, observed %.4f with %.2f",
+				name, again.Overlap, again.TargetsPerPR, obs.Overlap, obs.TargetsPerPR)
+		}
+		if math.Abs(fitted.AllShare-obs.AllShare) > 0.2*obs.AllShare+1e-9 {
+			t.Errorf("%s: fitted ALL share %.4f, observed %.4f", name, fitted.AllShare, obs.AllShare)
+		}
 	}
 }

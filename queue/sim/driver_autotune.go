@@ -40,7 +40,9 @@ func (d *Driver) startAutoTune() {
 }
 
 // observeEvents feeds the tuner's observer the entries submitted, merged
-// and rejected.
+// and rejected, and the impacted targets of those that have them, on
+// submission or conclusion (a parallel queue's tuner waits for them, as
+// the service's does).
 func (d *Driver) observeEvents(evs []queue.Event) {
 	if d.auto == nil {
 		return
@@ -49,11 +51,22 @@ func (d *Driver) observeEvents(evs []queue.Event) {
 		switch {
 		case ev.From == "":
 			d.auto.obs.Arrived(ev.At)
+			d.observeTargets(ev.PRNumber)
 		case ev.To == queue.StateMerged:
 			d.auto.obs.Concluded(ev.At, ev.PRNumber, true)
+			d.observeTargets(ev.PRNumber)
 		case ev.To == queue.StateFailed:
 			d.auto.obs.Concluded(ev.At, ev.PRNumber, false)
+			d.observeTargets(ev.PRNumber)
 		}
+	}
+}
+
+// observeTargets reports PR n's impacted targets if it has some (the
+// Observer counts a PR once).
+func (d *Driver) observeTargets(n int) {
+	if t, err := d.store.GetTargets(d.ctx, d.q.ID, n); err == nil {
+		d.auto.obs.Targeted(n, t.All, t.List)
 	}
 }
 

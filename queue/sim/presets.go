@@ -69,8 +69,10 @@ func (p Preset) Policies() []PolicySpec {
 }
 
 // withAuto gives every single-mode preset ours(auto), bounded by the most
-// CI runs at once of its fixed candidates. The parallel presets have none:
-// the evaluator fits no targets, so it cannot estimate parallel lanes.
+// CI runs at once of its fixed candidates. The parallel presets have none
+// in the report: at 300 PRs an hour each estimate simulates hundreds of
+// PRs in parallel lanes, which the report's time cannot afford for ten
+// seeds; `mqsim -preset monorepo -ours-auto 400` runs it.
 func withAuto(ps []Preset) []Preset {
 	for i, p := range ps {
 		if p.Workload.Targets > 0 {

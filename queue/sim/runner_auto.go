@@ -11,7 +11,7 @@ import (
 // ours(auto): the engine starts from the default settings and an
 // autotune.Tuner retunes it every RetuneEvery of simulated time from an
 // Observer fed by the simulated queue's own events (submissions, finished
-// runs, conclusions), choosing with TuneEvaluator within
+// runs, conclusions, and the PRs' impacted targets), choosing with TuneEvaluator within
 // OursConfig.AutoMaxRuns runs at once. A change is a settings update
 // (Service.UpdateQueue), which keeps the runs still valid.
 
@@ -87,10 +87,14 @@ func (r *oursRun) retune() {
 	r.wake()
 }
 
-// observeArrival reports a submission.
-func (r *oursRun) observeArrival() {
+// observeArrival reports a submission and, with targets, the PR's
+// impacted targets (the service reads them on submission).
+func (r *oursRun) observeArrival(n int, pr PR) {
 	if r.auto != nil {
 		r.auto.obs.Arrived(r.sim.Now())
+		if r.w.Targets > 0 {
+			r.auto.obs.Targeted(n, pr.All, pr.Targets)
+		}
 	}
 }
 
@@ -137,6 +141,7 @@ func (r *oursRun) observeConclusions() {
 	for _, ev := range r.newEvents(&r.auto.lastEv) {
 		if ev.To == queue.StateMerged || ev.To == queue.StateFailed {
 			r.auto.obs.ConcludedHead(ev.At, ev.PRNumber, r.world.PR(ev.PRNumber).HeadSHA, ev.To == queue.StateMerged)
+
 		}
 	}
 }

@@ -1,13 +1,11 @@
 package sim
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/autotune"
 )
 
 func TestOursAutoRetunesFromTheDefaults(t *testing.T) {
@@ -53,22 +51,45 @@ func TestOursAutoRetunesFromTheDefaults(t *testing.T) {
 	}
 }
 
-// TestOursAutoRefusesParallelMode: autoTune's estimates have no lanes, so
-// ours(auto) in parallel mode is an error, not a silent single-mode tuning.
-func TestOursAutoRefusesParallelMode(t *testing.T) {
+// TestOursAutoTunesAParallelQueue: a parallel queue starting from the
+// defaults (one run at once) cannot keep up with 40 PRs an hour of 30
+// minutes; ours(parallel,auto) chooses a concurrency for it from its own
+// traffic, targets included, keeps up, changes nothing but the
+// concurrency, and breaks no invariant.
+func TestOursAutoTunesAParallelQueue(t *testing.T) {
 	t.Parallel()
-	p, err := PresetByName("monorepo")
+	w := Workload{PRs: 120, RatePerHour: 40, CIMedian: 30 * time.Minute, CISigma: 0.3, FailRate: 0.05,
+		Targets: 300, TargetsPerPR: 2, Warmup: 0.1}
+	auto := AutoConfig(queue.ModeParallel, 24)
+	auto.AutoEval = TuneEvaluator{Seeds: 1, MaxPRs: 60}
+	res, err := Run(w, PolicySpec{Kind: KindOurs, Ours: auto}, 1, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := p.Workload
-	w.PRs = 20
-	_, err = Run(w, PolicySpec{Kind: KindOurs, Ours: AutoConfig(queue.ModeParallel, 64)}, 1, RunOptions{})
-	if !errors.Is(err, autotune.ErrParallelMode) {
-		t.Fatalf("ours(parallel,auto): %v, want %v", err, autotune.ErrParallelMode)
+	t.Logf("%s: p50 %v p95 %v runs/merge %.2f\n%s", res.Policy, res.P50.D, res.P95.D, res.RunsPerMerge, strings.Join(res.Retunes, "\n"))
+	if len(res.Violations) > 0 {
+		t.Fatalf("violations: %v", res.Violations)
 	}
-	if p.Auto.AutoTune {
-		t.Error("the monorepo preset offers ours(auto)")
+	if res.Stopped != "" || res.Unfinished > 0 {
+		t.Fatalf("ours(parallel,auto) fell behind: %s", res.Stopped)
+	}
+	if len(res.Retunes) == 0 {
+		t.Fatal("no retune from the defaults")
+	}
+	for _, r := range res.Retunes {
+		if !strings.Contains(r, "(parallel, k=") || strings.Contains(r, "batches 2") || strings.Contains(r, "isolation runs on") {
+			t.Errorf("retune %q is not a parallel queue's concurrency", r)
+		}
+	}
+	if res.Observed.TargetedPRs == 0 || res.Observed.Overlap <= 0 {
+		t.Errorf("observed no targets: %+v", res.Observed)
+	}
+	fixed, err := Run(w, PolicySpec{Kind: KindOurs, Ours: OursConfig{Mode: queue.ModeParallel, Concurrency: 1}}, 1, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fixed.Stopped == "" && fixed.P95.D <= res.P95.D {
+		t.Errorf("the defaults did as well (p95 %v) as ours(parallel,auto) (p95 %v)", fixed.P95.D, res.P95.D)
 	}
 }
 

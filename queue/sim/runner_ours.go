@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mergequeue/mq/queue"
-	"github.com/mergequeue/mq/queue/autotune"
 	"github.com/mergequeue/mq/queue/memstore"
 	"github.com/mergequeue/mq/queue/service"
 )
@@ -118,9 +117,6 @@ func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duratio
 	}
 	r.q = q
 	if p.Ours.AutoTune {
-		if err := autotune.Supported(settings); err != nil {
-			return Result{}, fmt.Errorf("cannot run %s: %w", p.Label(), err)
-		}
 		r.startTuning(p.Ours, settings)
 	}
 	for _, pr := range prs {
@@ -191,7 +187,7 @@ func (r *oursRun) arrive(pr PR) {
 	if err != nil {
 		r.fail(fmt.Errorf("failed to submit #%d: %w", n, err))
 	}
-	r.observeArrival()
+	r.observeArrival(n, pr)
 	r.wake()
 }
 

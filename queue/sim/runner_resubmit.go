@@ -52,7 +52,7 @@ func (r *oursRun) resubmitRejected() {
 			if _, err := r.svc.Submit(r.ctx, queue.SubmitRequest{Key: r.q.Key, PRNumber: n, Submitter: "sim", Source: "api"}); err != nil {
 				r.fail(fmt.Errorf("failed to resubmit #%d: %w", n, err))
 			}
-			r.observeArrival()
+			r.observeArrival(n, r.prs[i])
 			r.wake()
 		})
 	}

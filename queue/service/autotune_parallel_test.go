@@ -1,0 +1,106 @@
+package service_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mergequeue/mq/queue"
+	"github.com/mergequeue/mq/queue/autotune"
+	"github.com/mergequeue/mq/queue/sim"
+)
+
+// seenEvaluator is runsEvaluator that records what it was asked.
+type seenEvaluator struct {
+	runsEvaluator
+	mu      sync.Mutex
+	obs     []autotune.Observation
+	tunings []autotune.Tuning
+}
+
+func (e *seenEvaluator) Evaluate(o autotune.Observation, t autotune.Tuning) (autotune.Estimate, error) {
+	e.mu.Lock()
+	e.obs, e.tunings = append(e.obs, o), append(e.tunings, t)
+	e.mu.Unlock()
+	return e.runsEvaluator.Evaluate(o, t)
+}
+
+// A parallel-mode queue with autoTune on is tuned from its own traffic,
+// the impacted targets of its PRs included: once the targets of
+// autotune.MinTargeted PRs are known, the tuner estimates parallel
+// tunings on an observation holding how the PRs overlap, and the tuning
+// it puts in force changes the concurrency and nothing else. PRs whose
+// targets were never stored are not enough.
+func TestAutoTuneTunesAParallelQueue(t *testing.T) {
+	for _, withTargets := range []bool{false, true} {
+		t.Run(fmt.Sprintf("targets stored %v", withTargets), func(t *testing.T) {
+			ev := &seenEvaluator{}
+			f := newTuneFixture(t, ev)
+			parallel := queue.ModeParallel
+			if _, err := f.svc.UpdateQueue(f.ctx, f.q.Key, queue.QueueUpdate{Mode: &parallel}); err != nil {
+				t.Fatal(err)
+			}
+			f.world.SetParallel(true)
+			for i := range autotune.MinTargeted + 2 {
+				pr := f.world.OpenPR(sim.PRSpec{Title: "a change", Targets: []string{fmt.Sprint("t", i%4)}})
+				if withTargets {
+					head, err := f.world.GetPullRequest(f.ctx, f.q.Key.Repo, pr)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := f.store.SetTargets(f.ctx, queue.Targets{QueueID: f.q.ID, PRNumber: pr, SHA: head.HeadSHA,
+						List: []string{fmt.Sprint("t", i%4)}, UpdatedAt: f.clock()}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, err := f.svc.Submit(f.ctx, queue.SubmitRequest{Key: f.q.Key, PRNumber: pr, Submitter: "dev", Source: "api"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for range 3 {
+				f.sync()
+				f.svc.WaitTuning()
+				f.advance(2 * time.Minute)
+				f.passOldest()
+			}
+			f.sync()
+			f.svc.WaitTuning()
+			changes := f.events(queue.ReasonQueueAutoTuned)
+			if !withTargets {
+				if len(changes) != 0 || len(ev.tunings) != 0 {
+					t.Fatalf("tuned without targets: %v, %d estimates", changes, len(ev.tunings))
+				}
+				return
+			}
+			if len(changes) != 1 || !strings.Contains(changes[0].Detail, "concurrency 4") {
+				t.Fatalf("autoTune events %v, want one change to concurrency 4", changes)
+			}
+			for i, tu := range ev.tunings {
+				if !tu.Parallel {
+					t.Errorf("estimate of a single-mode tuning %s for a parallel queue", tu)
+				}
+				if o := ev.obs[i]; o.Overlap <= 0 || o.TargetsPerPR != 1 {
+					t.Errorf("estimated on %+v: no overlap of the PRs' targets", o)
+				}
+			}
+			tuning, err := f.store.QueueTuning(f.ctx, f.q.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q, err := f.store.GetQueueByID(f.ctx, f.q.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := queue.TunedValuesOf(q.Settings)
+			want.Concurrency = 4
+			if tuning.Values != want {
+				t.Errorf("tuning in force %+v, want the configured values with concurrency 4 %+v", tuning.Values, want)
+			}
+			if eff := queue.EffectiveSettings(q.Settings, tuning); eff.Mode != queue.ModeParallel || eff.Concurrency != 4 {
+				t.Errorf("effective settings: mode %s, concurrency %d", eff.Mode, eff.Concurrency)
+			}
+		})
+	}
+}

@@ -77,6 +77,11 @@ func NewTuner(obs *Observer, ev Evaluator, b Bounds, current Tuning) *Tuner {
 // Current is the tuning in force.
 func (t *Tuner) Current() Tuning { return t.current }
 
+// Chosen reports whether the tuner has made a choice yet (it needs
+// FirstRuns runs and FirstArrivals arrivals, and for a parallel queue the
+// targets of MinTargeted PRs): until then a caller looks again soon.
+func (t *Tuner) Chosen() bool { return t.chosen }
+
 // Pending reports whether a change is in force only in part (InFlight):
 // the next Retune calls complete it as the runs in progress end.
 func (t *Tuner) Pending() bool { return t.target != (Tuning{}) && t.target != t.current }

@@ -104,3 +104,62 @@ func TestAutoTuneTunesAParallelQueue(t *testing.T) {
 		})
 	}
 }
+
+// A parallel queue with the evidence of runs but the targets of fewer than
+// autotune.MinTargeted PRs is looked at again within a minute
+// (TuneOptions.First), not at the 15-minute cadence of a queue already
+// tuned: once enough PRs with targets were submitted, the sync two minutes
+// later makes the first choice.
+func TestAutoTuneLooksSoonForAParallelQueuesTargets(t *testing.T) {
+	ev := &seenEvaluator{}
+	f := newTuneFixture(t, ev)
+	parallel := queue.ModeParallel
+	if _, err := f.svc.UpdateQueue(f.ctx, f.q.Key, queue.QueueUpdate{Mode: &parallel}); err != nil {
+		t.Fatal(err)
+	}
+	f.world.SetParallel(true)
+	submit := func(withTargets bool) {
+		pr := f.world.OpenPR(sim.PRSpec{Title: "a change", Targets: []string{"a"}})
+		if withTargets {
+			head, err := f.world.GetPullRequest(f.ctx, f.q.Key.Repo, pr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.store.SetTargets(f.ctx, queue.Targets{QueueID: f.q.ID, PRNumber: pr, SHA: head.HeadSHA,
+				List: []string{"a"}, UpdatedAt: f.clock()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := f.svc.Submit(f.ctx, queue.SubmitRequest{Key: f.q.Key, PRNumber: pr, Submitter: "dev", Source: "api"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Three PRs with targets (tested: their runs are the evidence), then
+	// some without (not tested in parallel mode until they have targets).
+	for range 3 {
+		submit(true)
+	}
+	for range autotune.FirstArrivals {
+		submit(false)
+	}
+	for range 3 {
+		f.sync()
+		f.svc.WaitTuning()
+		f.advance(2 * time.Minute)
+		f.passOldest()
+	}
+	f.sync()
+	f.svc.WaitTuning()
+	if n := len(f.events(queue.ReasonQueueAutoTuned)); n != 0 || len(ev.tunings) != 0 {
+		t.Fatalf("tuned on the targets of 3 PRs: %d events, %d estimates", n, len(ev.tunings))
+	}
+	for range autotune.MinTargeted {
+		submit(true)
+	}
+	f.advance(2 * time.Minute)
+	f.sync()
+	f.svc.WaitTuning()
+	if changes := f.events(queue.ReasonQueueAutoTuned); len(changes) != 1 {
+		t.Fatalf("two minutes after the targets came: autoTune events %v, want the first choice", changes)
+	}
+}

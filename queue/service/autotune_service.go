@@ -407,12 +407,12 @@ func (s *Service) retune(ctx context.Context, queueID int64, qt *queueTuner) {
 			return
 		}
 	}
-	// Until the first choice's evidence is in, or while a change waits for
-	// the runs in progress to end, look again soon.
-	o := qt.obs.Observe(now)
-	if tuner.Pending() {
+	// Until the first choice's evidence is in (a parallel queue's targets
+	// included), or while a change waits for the runs in progress to end,
+	// look again soon.
+	if tuner.Pending() || !tuner.Chosen() {
 		finish(b.opts.First)
-	} else if r.ok || (o.Runs >= autotune.FirstRuns && o.Arrivals >= autotune.FirstArrivals) {
+	} else {
 		finish(b.opts.Every)
 	}
 }

@@ -101,9 +101,10 @@ func (t Tuning) Apply(s queue.Settings) queue.Settings {
 
 // Update is the settings update that applies t. In parallel mode it sets
 // the concurrency only, and with batches or isolation runs the runs
-// outside the chain (bisection concurrency). Batch sizes and bisection parts are written only
-// with batches on (a queue keeps its own otherwise); bisection
-// concurrency only with batches or isolation runs.
+// outside the chain (bisection concurrency). In single mode batch sizes
+// and bisection parts are written only with batches on (a queue keeps its
+// own otherwise); bisection concurrency only with batches or isolation
+// runs.
 func (t Tuning) Update() queue.QueueUpdate {
 	if t.Parallel {
 		u := queue.QueueUpdate{Concurrency: &t.Concurrency}

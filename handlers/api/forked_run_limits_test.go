@@ -205,20 +205,20 @@ func TestForkRunInFlightBound(t *testing.T) {
 	if _, err := io.WriteString(pw, body[:10]); err != nil {
 		t.Fatal(err)
 	}
-	// Until the server admits the slow request, others may pass.
+	// Wait until the server admitted the slow request (its slot taken),
+	// without probing meanwhile: a probe holding the only slot when the
+	// slow request arrives would have it refused instead.
 	deadline := time.Now().Add(30 * time.Second)
-	for {
-		r := h.forkUpload(2, 12)
-		if r.status == http.StatusTooManyRequests {
-			want429(t, r, "1")
-			if !strings.Contains(r.body, "at once") {
-				t.Fatalf("refused for another reason than the in-flight bound: %q", r.body)
-			}
-			break
+	for len(h.api.forks.inFlight) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the slow request was not admitted within 30 s")
 		}
-		if r.status != http.StatusOK || time.Now().After(deadline) {
-			t.Fatalf("while a request is in flight: %d %q, want 429 eventually", r.status, r.body)
-		}
+		time.Sleep(time.Millisecond)
+	}
+	r := h.forkUpload(2, 12)
+	want429(t, r, "1")
+	if !strings.Contains(r.body, "at once") {
+		t.Fatalf("refused for another reason than the in-flight bound: %q", r.body)
 	}
 	if _, err := io.WriteString(pw, body[10:]); err != nil {
 		t.Fatal(err)

@@ -39,6 +39,8 @@ type harness struct {
 	tokens *apitokentest.Store
 	srv    *httptest.Server
 	logs   *syncBuffer
+	// api is the handler under test, for tests that look at its state.
+	api *API
 }
 
 type syncBuffer struct {
@@ -76,6 +78,7 @@ func newHarness(t *testing.T, edits ...func(*Options)) *harness {
 		edit(&opts)
 	}
 	handler := New(h.svc, h.svc, h.tokens, opts)
+	h.api, _ = handler.(*API)
 	mux := http.NewServeMux()
 	mux.Handle("/v1/", handler)
 	h.srv = httptest.NewServer(mux)

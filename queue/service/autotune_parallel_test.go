@@ -27,6 +27,40 @@ func (e *seenEvaluator) Evaluate(o autotune.Observation, t autotune.Tuning) (aut
 	return e.runsEvaluator.Evaluate(o, t)
 }
 
+// submitWithTargets opens and submits a PR impacting targets, stored
+// for its head first when stored is set (else it has none).
+func (f *tuneFixture) submitWithTargets(stored bool, targets ...string) {
+	f.t.Helper()
+	pr := f.world.OpenPR(sim.PRSpec{Title: "a change", Targets: targets})
+	if stored {
+		head, err := f.world.GetPullRequest(f.ctx, f.q.Key.Repo, pr)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		if err := f.store.SetTargets(f.ctx, queue.Targets{QueueID: f.q.ID, PRNumber: pr, SHA: head.HeadSHA,
+			List: targets, UpdatedAt: f.clock()}); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	if _, err := f.svc.Submit(f.ctx, queue.SubmitRequest{Key: f.q.Key, PRNumber: pr, Submitter: "dev", Source: "api"}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// rounds syncs and waits for the tuner n times, each followed by step of
+// time and a pass of the oldest run, then syncs and waits once more.
+func (f *tuneFixture) rounds(n int, step time.Duration) {
+	f.t.Helper()
+	for range n {
+		f.sync()
+		f.svc.WaitTuning()
+		f.advance(step)
+		f.passOldest()
+	}
+	f.sync()
+	f.svc.WaitTuning()
+}
+
 // A parallel-mode queue with autoTune on is tuned from its own traffic,
 // the impacted targets of its PRs included: once the targets of
 // autotune.MinTargeted PRs are known, the tuner estimates parallel
@@ -44,29 +78,9 @@ func TestAutoTuneTunesAParallelQueue(t *testing.T) {
 			}
 			f.world.SetParallel(true)
 			for i := range autotune.MinTargeted + 2 {
-				pr := f.world.OpenPR(sim.PRSpec{Title: "a change", Targets: []string{fmt.Sprint("t", i%4)}})
-				if withTargets {
-					head, err := f.world.GetPullRequest(f.ctx, f.q.Key.Repo, pr)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := f.store.SetTargets(f.ctx, queue.Targets{QueueID: f.q.ID, PRNumber: pr, SHA: head.HeadSHA,
-						List: []string{fmt.Sprint("t", i%4)}, UpdatedAt: f.clock()}); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if _, err := f.svc.Submit(f.ctx, queue.SubmitRequest{Key: f.q.Key, PRNumber: pr, Submitter: "dev", Source: "api"}); err != nil {
-					t.Fatal(err)
-				}
+				f.submitWithTargets(withTargets, fmt.Sprint("t", i%4))
 			}
-			for range 3 {
-				f.sync()
-				f.svc.WaitTuning()
-				f.advance(2 * time.Minute)
-				f.passOldest()
-			}
-			f.sync()
-			f.svc.WaitTuning()
+			f.rounds(3, 2*time.Minute)
 			changes := f.events(queue.ReasonQueueAutoTuned)
 			if !withTargets {
 				if len(changes) != 0 || len(ev.tunings) != 0 {
@@ -118,43 +132,20 @@ func TestAutoTuneLooksSoonForAParallelQueuesTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.world.SetParallel(true)
-	submit := func(withTargets bool) {
-		pr := f.world.OpenPR(sim.PRSpec{Title: "a change", Targets: []string{"a"}})
-		if withTargets {
-			head, err := f.world.GetPullRequest(f.ctx, f.q.Key.Repo, pr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := f.store.SetTargets(f.ctx, queue.Targets{QueueID: f.q.ID, PRNumber: pr, SHA: head.HeadSHA,
-				List: []string{"a"}, UpdatedAt: f.clock()}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := f.svc.Submit(f.ctx, queue.SubmitRequest{Key: f.q.Key, PRNumber: pr, Submitter: "dev", Source: "api"}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// Three PRs with targets (tested: their runs are the evidence), then
 	// some without (not tested in parallel mode until they have targets).
 	for range 3 {
-		submit(true)
+		f.submitWithTargets(true, "a")
 	}
 	for range autotune.FirstArrivals {
-		submit(false)
+		f.submitWithTargets(false, "a")
 	}
-	for range 3 {
-		f.sync()
-		f.svc.WaitTuning()
-		f.advance(2 * time.Minute)
-		f.passOldest()
-	}
-	f.sync()
-	f.svc.WaitTuning()
+	f.rounds(3, 2*time.Minute)
 	if n := len(f.events(queue.ReasonQueueAutoTuned)); n != 0 || len(ev.tunings) != 0 {
 		t.Fatalf("tuned on the targets of 3 PRs: %d events, %d estimates", n, len(ev.tunings))
 	}
 	for range autotune.MinTargeted {
-		submit(true)
+		f.submitWithTargets(true, "a")
 	}
 	f.advance(2 * time.Minute)
 	f.sync()

@@ -374,14 +374,7 @@ func TestAutoTuneChoosesWithTheSimulator(t *testing.T) {
 			}
 		}})
 	f.submit(10)
-	for i := 0; i < 3; i++ {
-		f.sync()
-		f.svc.WaitTuning()
-		f.advance(10 * time.Minute)
-		f.passOldest()
-	}
-	f.sync()
-	f.svc.WaitTuning()
+	f.rounds(3, 10*time.Minute)
 	changes := f.events(queue.ReasonQueueAutoTuned)
 	if len(changes) != 1 || !strings.Contains(changes[0].Detail, "first observation") {
 		t.Fatalf("autoTune events %v, want one change on the first observation", changes)

@@ -27,6 +27,18 @@ func (e *seenEvaluator) Evaluate(o autotune.Observation, t autotune.Tuning) (aut
 	return e.runsEvaluator.Evaluate(o, t)
 }
 
+// newParallelTuneFixture is newTuneFixture with the queue in parallel mode.
+func newParallelTuneFixture(t *testing.T, ev autotune.Evaluator) *tuneFixture {
+	t.Helper()
+	f := newTuneFixture(t, ev)
+	parallel := queue.ModeParallel
+	if _, err := f.svc.UpdateQueue(f.ctx, f.q.Key, queue.QueueUpdate{Mode: &parallel}); err != nil {
+		t.Fatal(err)
+	}
+	f.world.SetParallel(true)
+	return f
+}
+
 // submitWithTargets opens and submits a PR impacting targets, stored
 // for its head first when stored is set (else it has none).
 func (f *tuneFixture) submitWithTargets(stored bool, targets ...string) {
@@ -71,12 +83,7 @@ func TestAutoTuneTunesAParallelQueue(t *testing.T) {
 	for _, withTargets := range []bool{false, true} {
 		t.Run(fmt.Sprintf("targets stored %v", withTargets), func(t *testing.T) {
 			ev := &seenEvaluator{}
-			f := newTuneFixture(t, ev)
-			parallel := queue.ModeParallel
-			if _, err := f.svc.UpdateQueue(f.ctx, f.q.Key, queue.QueueUpdate{Mode: &parallel}); err != nil {
-				t.Fatal(err)
-			}
-			f.world.SetParallel(true)
+			f := newParallelTuneFixture(t, ev)
 			for i := range autotune.MinTargeted + 2 {
 				f.submitWithTargets(withTargets, fmt.Sprint("t", i%4))
 			}
@@ -126,12 +133,7 @@ func TestAutoTuneTunesAParallelQueue(t *testing.T) {
 // later makes the first choice.
 func TestAutoTuneLooksSoonForAParallelQueuesTargets(t *testing.T) {
 	ev := &seenEvaluator{}
-	f := newTuneFixture(t, ev)
-	parallel := queue.ModeParallel
-	if _, err := f.svc.UpdateQueue(f.ctx, f.q.Key, queue.QueueUpdate{Mode: &parallel}); err != nil {
-		t.Fatal(err)
-	}
-	f.world.SetParallel(true)
+	f := newParallelTuneFixture(t, ev)
 	// Three PRs with targets (tested: their runs are the evidence), then
 	// some without (not tested in parallel mode until they have targets).
 	for range 3 {

@@ -49,6 +49,14 @@ func (o *Observer) Targeted(pr int, all bool, list []string) {
 	}
 }
 
+// HasTargets reports whether the observer keeps PR pr's targets already:
+// a caller need not read them again.
+func (o *Observer) HasTargets(pr int) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.targetPRs[pr]
+}
+
 // observeTargets sets obs's target figures from the PRs kept: the share
 // of ALL PRs, the mean number of targets of the others, and the share of
 // pairs of them that share a target (each pair compared once, about half a

@@ -23,6 +23,9 @@ func TestObserverMeasuresHowPRsOverlap(t *testing.T) {
 	o.Targeted(4, false, []string{"c"})
 	o.Targeted(1, false, []string{"x"}) // #1 again: counted once
 	o.Targeted(5, false, []string{"d", "e", "a"})
+	if !o.HasTargets(1) || o.HasTargets(6) {
+		t.Errorf("HasTargets(1) %v, HasTargets(6) %v; want true, false", o.HasTargets(1), o.HasTargets(6))
+	}
 	obs := o.Observe(t0)
 	if obs.TargetedPRs != 5 || obs.AllShare != 0.2 || obs.TargetsPerPR != 1.75 || math.Abs(obs.Overlap-1.0/3) > 1e-9 {
 		t.Errorf("targeted %d, ALL %.2f, per PR %.2f, overlap %.3f; want 5, 0.20, 1.75, 0.333",

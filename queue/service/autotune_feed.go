@@ -155,10 +155,10 @@ func concludedHead(ev queue.Event, runs runReads) string {
 
 // observeTargets reports the impacted targets of PR pr when q is in
 // parallel mode (the tuner of a parallel queue needs them:
-// autotune.MinTargeted); the Observer counts a PR once. A PR without
-// stored targets is left out.
+// autotune.MinTargeted), unless the Observer has them already (read on
+// submission). A PR without stored targets is left out.
 func (s *Service) observeTargets(ctx context.Context, q *queue.Queue, qt *queueTuner, pr int) error {
-	if q.Settings.Mode != queue.ModeParallel {
+	if q.Settings.Mode != queue.ModeParallel || qt.obs.HasTargets(pr) {
 		return nil
 	}
 	t, err := s.store.GetTargets(ctx, q.ID, pr)

@@ -62,9 +62,12 @@ func (d *Driver) observeEvents(evs []queue.Event) {
 	}
 }
 
-// observeTargets reports PR n's impacted targets if it has some (the
-// Observer counts a PR once).
+// observeTargets reports PR n's impacted targets if it has some and the
+// Observer does not have them yet.
 func (d *Driver) observeTargets(n int) {
+	if d.auto.obs.HasTargets(n) {
+		return
+	}
 	if t, err := d.store.GetTargets(d.ctx, d.q.ID, n); err == nil {
 		d.auto.obs.Targeted(n, t.All, t.List)
 	}

@@ -11,8 +11,8 @@ import (
 // ours(auto): the engine starts from the default settings and an
 // autotune.Tuner retunes it every RetuneEvery of simulated time from an
 // Observer fed by the simulated queue's own events (submissions, finished
-// runs, conclusions, and the PRs' impacted targets), choosing with TuneEvaluator within
-// OursConfig.AutoMaxRuns runs at once. A change is a settings update
+// runs, conclusions, and the PRs' impacted targets), choosing with
+// TuneEvaluator within OursConfig.AutoMaxRuns runs at once. A change is a settings update
 // (Service.UpdateQueue), which keeps the runs still valid.
 
 // RetuneEvery is how often ours(auto) looks at its observation.

@@ -77,10 +77,12 @@ func NewTuner(obs *Observer, ev Evaluator, b Bounds, current Tuning) *Tuner {
 // Current is the tuning in force.
 func (t *Tuner) Current() Tuning { return t.current }
 
-// Chosen reports whether the tuner has made a choice yet (it needs
-// FirstRuns runs and FirstArrivals arrivals, and for a parallel queue the
-// targets of MinTargeted PRs): until then a caller looks again soon.
-func (t *Tuner) Chosen() bool { return t.chosen }
+// Soon reports whether the caller should look again soon rather than at
+// its usual interval: no choice was made yet (it needs FirstRuns runs and
+// FirstArrivals arrivals, and for a parallel queue the targets of
+// MinTargeted PRs), or a change waits for the runs in progress to end
+// (Pending).
+func (t *Tuner) Soon() bool { return t.Pending() || !t.chosen }
 
 // Pending reports whether a change is in force only in part (InFlight):
 // the next Retune calls complete it as the runs in progress end.
@@ -114,7 +116,9 @@ func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 		enough = obs.Runs >= FirstRuns && obs.Arrivals >= FirstArrivals
 	}
 	if !enough || (t.current.Parallel && obs.TargetedPRs < MinTargeted) {
-		return Change{}, false, nil
+		c, ok := t.headStart(obs)
+		c.At = now
+		return c, ok, nil
 	}
 	if t.chosen && !Moved(t.basis, obs) {
 		return Change{}, false, nil
@@ -157,6 +161,39 @@ func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 	c := Change{At: now, From: t.current, To: step, Observed: obs, Choice: ch, Reason: reason}
 	t.current = step
 	return c, true, nil
+}
+
+// headStart is a parallel-mode queue's first step before the evidence of
+// its first choice is in (a finished run, the targets of MinTargeted PRs):
+// once more than RushFactor times its runs at once are queued, it takes
+// the fewest runs at once of GridFor's candidates, every one of which the
+// first choice could keep. In parallel mode the candidates differ only in
+// how many runs the lanes may have at once, a bound the engine fills only
+// with PRs that are queued, so more room costs no runs per merge; the
+// defaults' one run at once, kept until a run finishes, left 150 PRs of
+// monorepo-like traffic waiting for half an hour (docs/performance.md).
+// A single-mode queue waits for its first choice: its candidates differ in
+// runs per merge, which a choice needs the CI and failure rates to weigh.
+// The first choice is made as before, from the tuning the head start put
+// in force.
+func (t *Tuner) headStart(obs Observation) (Change, bool) {
+	if t.chosen || !t.current.Parallel || obs.Queued <= RushFactor*t.current.Concurrency {
+		return Change{}, false
+	}
+	grid := GridFor(t.Bounds, t.current)
+	if len(grid) == 0 || grid[0].Concurrency <= t.current.Concurrency {
+		return Change{}, false
+	}
+	t.target = grid[0]
+	step := t.stepToward(grid[0])
+	if step == t.current {
+		return Change{}, false
+	}
+	reason := fmt.Sprintf("backlog of %d PRs before the first choice's evidence is in: %s until the first choice",
+		obs.Queued, diff(t.current, step))
+	c := Change{From: t.current, To: step, Observed: obs, Reason: reason}
+	t.current = step
+	return c, true
 }
 
 // drainingBacklog reports whether the tuning in force, with batches or

@@ -6,20 +6,19 @@ import (
 
 	"github.com/mergequeue/mq/queue"
 	"github.com/mergequeue/mq/queue/autotune"
+	"github.com/mergequeue/mq/queue/service"
 )
 
 // ours(auto): the engine starts from the default settings and an
-// autotune.Tuner retunes it every RetuneEvery of simulated time from an
-// Observer fed by the simulated queue's own events (submissions, finished
-// runs, conclusions, and the PRs' impacted targets), choosing with
-// TuneEvaluator within OursConfig.AutoMaxRuns runs at once. A change is a settings update
-// (Service.UpdateQueue), which keeps the runs still valid.
-
-// RetuneEvery is how often ours(auto) looks at its observation.
-const RetuneEvery = 15 * time.Minute
-
-// TuneWindow is the sliding window of ours(auto)'s observer.
-const TuneWindow = 4 * time.Hour
+// autotune.Tuner retunes it from an Observer fed by the simulated queue's
+// own events (submissions, finished runs, conclusions, and the PRs'
+// impacted targets), choosing with TuneEvaluator within
+// OursConfig.AutoMaxRuns runs at once. It looks at the service's
+// intervals (service.DefaultTuneFirst while Tuner.Soon, else
+// service.DefaultTuneEvery) over the service's window
+// (service.DefaultTuneWindow), so a simulated start-up is the service's. A
+// change is a settings update (Service.UpdateQueue), which keeps the runs
+// still valid.
 
 // autoRun is the tuning state of a run of ours(auto).
 type autoRun struct {
@@ -55,12 +54,12 @@ func tuneEvaluator(c OursConfig) TuneEvaluator { return c.AutoEval }
 
 // startTuning sets up the observer and the tuner and schedules the first look.
 func (r *oursRun) startTuning(c OursConfig, settings queue.Settings) {
-	obs := autotune.NewObserver(TuneWindow)
+	obs := autotune.NewObserver(service.DefaultTuneWindow)
 	r.auto = &autoRun{obs: obs, tuner: autotune.NewTuner(obs, tuneEvaluator(c),
 		autotune.Bounds{MaxRuns: c.AutoMaxRuns}, autotune.FromSettings(settings))}
 	r.auto.tuner.InFlight = func() (int, int) { return runsInFlight(r.ctx, r.store, r.q.ID) }
 	r.auto.tuner.Queued = func() (int, error) { return r.active, nil }
-	r.sim.After(RetuneEvery, r.retune)
+	r.sim.After(service.DefaultTuneFirst, r.retune)
 }
 
 // retune feeds the conclusions since the last look, lets the tuner choose
@@ -69,10 +68,14 @@ func (r *oursRun) retune() {
 	if r.drained() {
 		return
 	}
-	r.sim.After(RetuneEvery, r.retune)
 	started := time.Now()
 	ch, ok, err := r.auto.tuner.Retune(r.sim.Now())
 	r.auto.slowest = max(r.auto.slowest, time.Since(started))
+	if r.auto.tuner.Soon() {
+		r.sim.After(service.DefaultTuneFirst, r.retune)
+	} else {
+		r.sim.After(service.DefaultTuneEvery, r.retune)
+	}
 	if err != nil {
 		r.fail(fmt.Errorf("failed to retune at %v: %w", r.sim.Elapsed(), err))
 		return

@@ -72,7 +72,8 @@ func (p Preset) Policies() []PolicySpec {
 // CI runs at once of its fixed candidates. The parallel presets have none
 // in the report: at 300 PRs an hour each estimate simulates hundreds of
 // PRs in parallel lanes, which the report's time cannot afford for ten
-// seeds; `mqsim -preset monorepo -ours-auto 400` runs it.
+// seeds (70 minutes of CPU for the monorepo's);
+// `mqsim -preset monorepo -seeds 10 -ours-auto 400 -policy ours` runs it.
 func withAuto(ps []Preset) []Preset {
 	for i, p := range ps {
 		if p.Workload.Targets > 0 {

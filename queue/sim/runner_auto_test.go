@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +76,12 @@ func TestOursAutoTunesAParallelQueue(t *testing.T) {
 	}
 	if len(res.Retunes) == 0 {
 		t.Fatal("no retune from the defaults")
+	}
+	// Before any 30-minute run ended, the backlog outgrew the one run at
+	// once: a head start, looked for every minute as the service does.
+	var at float64
+	if _, err := fmt.Sscanf(res.Retunes[0], "%f h: backlog of", &at); err != nil || at >= 0.5 {
+		t.Errorf("first retune %q, want a head start within the first CI run", res.Retunes[0])
 	}
 	for _, r := range res.Retunes {
 		if !strings.Contains(r, "(parallel, k=") || strings.Contains(r, "batches 2") || strings.Contains(r, "isolation runs on") {

@@ -84,6 +84,15 @@ func (t *Tuner) Current() Tuning { return t.current }
 // (Pending).
 func (t *Tuner) Soon() bool { return t.Pending() || !t.chosen }
 
+// NextLook is when the caller should look again: soon while Soon, else
+// every.
+func (t *Tuner) NextLook(soon, every time.Duration) time.Duration {
+	if t.Soon() {
+		return soon
+	}
+	return every
+}
+
 // Pending reports whether a change is in force only in part (InFlight):
 // the next Retune calls complete it as the runs in progress end.
 func (t *Tuner) Pending() bool { return t.target != (Tuning{}) && t.target != t.current }
@@ -117,7 +126,9 @@ func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 	}
 	if !enough || (t.current.Parallel && obs.TargetedPRs < MinTargeted) {
 		c, ok := t.headStart(obs)
-		c.At = now
+		if ok {
+			c.At = now
+		}
 		return c, ok, nil
 	}
 	if t.chosen && !Moved(t.basis, obs) {
@@ -149,18 +160,30 @@ func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 	if err != nil || keep {
 		return Change{}, false, err
 	}
-	t.target = ch.Tuning
-	step := t.stepToward(ch.Tuning)
+	c, ok := t.moveToward(ch.Tuning, why, obs)
+	if ok {
+		c.At, c.Choice = now, ch
+	}
+	return c, ok, nil
+}
+
+// moveToward makes target the tuning to reach and puts in force the first
+// step toward it the runs in progress leave room for (stepToward), as a
+// Change whose reason is why and what changes; none when there is no room
+// yet (the next calls take the first step, complete).
+func (t *Tuner) moveToward(target Tuning, why string, obs Observation) (Change, bool) {
+	t.target = target
+	step := t.stepToward(target)
 	if step == t.current {
-		return Change{}, false, nil // no room yet: the next calls take the first step
+		return Change{}, false
 	}
 	reason := why + ": " + diff(t.current, step)
-	if step != ch.Tuning {
-		reason += fmt.Sprintf(" (on the way to %s, as the runs in progress end)", ch.Tuning)
+	if step != target {
+		reason += fmt.Sprintf(" (on the way to %s, as the runs in progress end)", target)
 	}
-	c := Change{At: now, From: t.current, To: step, Observed: obs, Choice: ch, Reason: reason}
+	c := Change{From: t.current, To: step, Observed: obs, Reason: reason}
 	t.current = step
-	return c, true, nil
+	return c, true
 }
 
 // headStart is a parallel-mode queue's first step before the evidence of
@@ -184,16 +207,11 @@ func (t *Tuner) headStart(obs Observation) (Change, bool) {
 	if len(grid) == 0 || grid[0].Concurrency <= t.current.Concurrency {
 		return Change{}, false
 	}
-	t.target = grid[0]
-	step := t.stepToward(grid[0])
-	if step == t.current {
-		return Change{}, false
+	c, ok := t.moveToward(grid[0], fmt.Sprintf("backlog of %d PRs before the first choice's evidence is in", obs.Queued), obs)
+	if ok {
+		c.Reason += " until the first choice"
 	}
-	reason := fmt.Sprintf("backlog of %d PRs before the first choice's evidence is in: %s until the first choice",
-		obs.Queued, diff(t.current, step))
-	c := Change{From: t.current, To: step, Observed: obs, Reason: reason}
-	t.current = step
-	return c, true
+	return c, ok
 }
 
 // drainingBacklog reports whether the tuning in force, with batches or

@@ -410,11 +410,7 @@ func (s *Service) retune(ctx context.Context, queueID int64, qt *queueTuner) {
 	// Until the first choice's evidence is in (a parallel queue's targets
 	// included), or while a change waits for the runs in progress to end,
 	// look again soon.
-	if tuner.Soon() {
-		finish(b.opts.First)
-	} else {
-		finish(b.opts.Every)
-	}
+	finish(tuner.NextLook(b.opts.First, b.opts.Every))
 }
 
 // observeChoice measures a choice: OnChoice, and a log line for the

@@ -71,11 +71,7 @@ func (r *oursRun) retune() {
 	started := time.Now()
 	ch, ok, err := r.auto.tuner.Retune(r.sim.Now())
 	r.auto.slowest = max(r.auto.slowest, time.Since(started))
-	if r.auto.tuner.Soon() {
-		r.sim.After(service.DefaultTuneFirst, r.retune)
-	} else {
-		r.sim.After(service.DefaultTuneEvery, r.retune)
-	}
+	r.sim.After(r.auto.tuner.NextLook(service.DefaultTuneFirst, service.DefaultTuneEvery), r.retune)
 	if err != nil {
 		r.fail(fmt.Errorf("failed to retune at %v: %w", r.sim.Elapsed(), err))
 		return

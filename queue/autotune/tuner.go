@@ -105,7 +105,8 @@ func (t *Tuner) Pending() bool { return t.target != (Tuning{}) && t.target != t.
 // With InFlight, a change is in force as far as the runs in progress leave
 // room for (Change.To), and the calls that follow complete it first.
 // Batches or isolation runs draining a backlog are not left for plain
-// speculation until it is drained (drainingBacklog). A parallel-mode
+// speculation until it is drained (drainingBacklog), nor more runs at once
+// for fewer in a rush (holdingRush). A parallel-mode
 // queue chooses among GridFor's candidates, once the impacted targets of
 // MinTargeted PRs were observed.
 func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
@@ -153,7 +154,7 @@ func (t *Tuner) Retune(now time.Time) (Change, bool, error) {
 		t.target = t.current
 		return Change{}, false, nil
 	}
-	if t.drainingBacklog(prev, obs, ch.Tuning) {
+	if t.drainingBacklog(prev, obs, ch.Tuning) || t.holdingRush(obs, ch.Tuning) {
 		return Change{}, false, nil
 	}
 	keep, err := t.keepCurrent(fitted, ch)
@@ -228,6 +229,24 @@ func (t *Tuner) drainingBacklog(last, now Observation, choice Tuning) bool {
 	return (t.current.Batch || t.current.Isolation) && !choice.Batch && !choice.Isolation &&
 		t.current.Runs() <= t.Bounds.MaxRuns &&
 		now.Queued > choice.Concurrency && now.Queued < last.Queued
+}
+
+// holdingRush reports whether plain speculation in force keeps its runs at
+// once through a rush rather than give way to plain speculation with fewer
+// (choice): more than RushFactor times the choice's runs at once are
+// queued, and the tuning in force is within the bounds. The chooser takes
+// the leaner of two settings its estimates cannot tell apart (ChoiceMargin),
+// and an estimate starts from a fitted backlog at the window's arrival
+// rate, which lags a rush: on the drifting preset the tuner went from 18
+// runs at once back to 12 with 41 PRs queued in a release rush, and the
+// rush's PRs set the p95 (docs/performance.md, "holding the runs at once
+// through a rush"). The backlog falling below the bound ends the hold, at
+// the next choice (a backlog that halved is a move). Batches and isolation
+// runs are drainingBacklog's.
+func (t *Tuner) holdingRush(now Observation, choice Tuning) bool {
+	plain := func(x Tuning) bool { return !x.Batch && !x.Isolation }
+	return plain(t.current) && plain(choice) && t.current.Concurrency > choice.Concurrency &&
+		t.current.Runs() <= t.Bounds.MaxRuns && now.Queued > RushFactor*choice.Concurrency
 }
 
 // keepCurrent reports whether the tuning in force keeps up, respects the

@@ -201,7 +201,7 @@ func (t *Tuner) moveToward(target Tuning, why string, obs Observation) (Change, 
 // The first choice is made as before, from the tuning the head start put
 // in force.
 func (t *Tuner) headStart(obs Observation) (Change, bool) {
-	if t.chosen || !t.current.Parallel || obs.Queued <= RushFactor*t.current.Concurrency {
+	if t.chosen || !t.current.Parallel || !inRush(obs.Queued, t.current.Concurrency) {
 		return Change{}, false
 	}
 	grid := GridFor(t.Bounds, t.current)
@@ -246,7 +246,7 @@ func (t *Tuner) drainingBacklog(last, now Observation, choice Tuning) bool {
 func (t *Tuner) holdingRush(now Observation, choice Tuning) bool {
 	plain := func(x Tuning) bool { return !x.Batch && !x.Isolation }
 	return plain(t.current) && plain(choice) && t.current.Concurrency > choice.Concurrency &&
-		t.current.Runs() <= t.Bounds.MaxRuns && now.Queued > RushFactor*choice.Concurrency
+		t.current.Runs() <= t.Bounds.MaxRuns && inRush(now.Queued, choice.Concurrency)
 }
 
 // keepCurrent reports whether the tuning in force keeps up, respects the
@@ -282,7 +282,7 @@ func (t *Tuner) keepCurrent(fitted Observation, ch Choice) (bool, error) {
 	}
 	mayFlake := fitted.MayFlake()
 	if rank(ch.Tuning, ch.Estimate, t.current, cur, mayFlake) < 0 &&
-		(ch.Tuning.Leaner(t.current, mayFlake) || fitted.Queued > RushFactor*t.current.Concurrency) {
+		(ch.Tuning.Leaner(t.current, mayFlake) || inRush(fitted.Queued, t.current.Concurrency)) {
 		// Back to a leaner tuning as soon as the estimates cannot tell it
 		// from the one in force (as the chooser would pick it); to a
 		// costlier one spending fewer runs per merge only in a rush.
@@ -331,6 +331,11 @@ func changes(a, b Observation) []string {
 // backlog must exceed to be a rush, in which keepCurrent lets a choice
 // spending clearly fewer runs per merge replace it within ChoiceMargin.
 const RushFactor = 2
+
+// inRush reports whether a backlog of queued PRs is a rush for a chain of
+// concurrency runs at once: more than RushFactor times as many. The head
+// start, keepCurrent and holdingRush all ask it.
+func inRush(queued, concurrency int) bool { return queued > RushFactor*concurrency }
 
 // QueuedStep is the least change of the backlog (Observation.Queued) that
 // is a move: a few PRs come and go with every CI run.

@@ -128,3 +128,34 @@ func TestPresetsListDrifting(t *testing.T) {
 		t.Errorf("drifting runs %d PRs per seed, want three days", p.MultiSeedPRsOf())
 	}
 }
+
+// The drifting preset's rush brings more PRs per CI run than k=12 tests
+// at once: ours(auto) is compared with a fixed setting sized for it too,
+// within the runs at once it may use itself, so that "beats every fixed
+// setting" is not a comparison with settings that cannot keep up with the
+// rush.
+func TestDriftingComparesAFixedSettingSizedForItsRush(t *testing.T) {
+	t.Parallel()
+	p, err := PresetByName("drifting")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := p.Workload
+	peak := 0.0
+	for _, ph := range w.Drift {
+		peak = max(peak, ph.RateFactor*w.RatePerHour)
+	}
+	perRun := peak * w.CIMedian.Hours()
+	sized := false
+	var labels []string
+	for _, c := range p.Ours {
+		labels = append(labels, c.Label())
+		if !c.Batch && float64(c.Concurrency) >= perRun && c.maxInFlight() <= p.Auto.maxInFlight() {
+			sized = true
+		}
+	}
+	if !sized {
+		t.Errorf("no fixed setting of ours tests the rush's %.0f PRs per CI run at once within ours(auto)'s %d runs: %+v",
+			perRun, p.Auto.maxInFlight(), labels)
+	}
+}

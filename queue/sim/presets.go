@@ -179,7 +179,8 @@ func Presets() []Preset {
 			// Flake absorption sized for the rush too: at 51 PR/h and
 			// 20 min CI, 17 PRs arrive per CI run, more than k=12 tests
 			// at once; a team that knows its rush would size a fixed
-			// setting for it, within the runs at once ours(auto) may use.
+			// setting for it. k=24 (24 in the chain, room for 24 outside
+			// it) makes ours(auto)'s bound 48 (withAuto).
 			Workload: drifting(base(17, 20*time.Minute, 0.05, 0.02)), Concurrency: 12,
 			Ours:    append(singleCandidates(12), flakesAt(18), flakesAt(24)),
 			SeedPRs: 3 * DriftingPRsPerDay},

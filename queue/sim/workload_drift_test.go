@@ -131,9 +131,9 @@ func TestPresetsListDrifting(t *testing.T) {
 
 // The drifting preset's rush brings more PRs per CI run than k=12 tests
 // at once: ours(auto) is compared with a fixed setting sized for it too,
-// within the runs at once it may use itself, so that "beats every fixed
-// setting" is not a comparison with settings that cannot keep up with the
-// rush.
+// so that "beats every fixed setting" is not a comparison with settings
+// that cannot keep up with the rush (ours(auto)'s bound follows from the
+// fixed settings, withAuto).
 func TestDriftingComparesAFixedSettingSizedForItsRush(t *testing.T) {
 	t.Parallel()
 	p, err := PresetByName("drifting")
@@ -150,12 +150,11 @@ func TestDriftingComparesAFixedSettingSizedForItsRush(t *testing.T) {
 	var labels []string
 	for _, c := range p.Ours {
 		labels = append(labels, c.Label())
-		if !c.Batch && float64(c.Concurrency) >= perRun && c.maxInFlight() <= p.Auto.maxInFlight() {
+		if !c.Batch && float64(c.Concurrency) >= perRun {
 			sized = true
 		}
 	}
 	if !sized {
-		t.Errorf("no fixed setting of ours tests the rush's %.0f PRs per CI run at once within ours(auto)'s %d runs: %+v",
-			perRun, p.Auto.maxInFlight(), labels)
+		t.Errorf("no fixed setting of ours tests the rush's %.0f PRs per CI run at once: %v", perRun, labels)
 	}
 }

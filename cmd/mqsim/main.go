@@ -52,8 +52,9 @@ type options struct {
 	ours     sim.OursConfig
 	oursSet  bool // some -ours-* flag was given: run only that setting of ours
 	// gitBuilds charges ours' test branches as the git builder builds them.
-	gitBuilds bool
-	noAuto    bool // leave ours(auto) out
+	gitBuilds    bool
+	noAuto       bool // leave ours(auto) out
+	commonRandom bool // RunOptions.CommonRandom for every policy
 	// autoMaxRuns > 0 runs ours(auto) alone, bounded by that many runs.
 	autoMaxRuns int
 	// fastForward lands ours' passed units by fast-forward.
@@ -114,6 +115,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.verbose, "v", false, "print each simulation's wall time to stderr")
 	fs.BoolVar(&o.trace, "trace", false, "one seed only: after each run of ours, print what the engine did over time (restarts by reason, ALL PRs, 15-minute buckets)")
 	fs.IntVar(&o.maxQueue, "max-queue", 0, "stop a simulation as unstable once more PRs than this are queued (0 = the preset's)")
+	fs.BoolVar(&o.commonRandom, "common-random", true, "every policy draws the same CI duration and flake for a PR's n-th run (common random numbers, so the policies' differences are less noisy); false draws them in the order runs start")
 	fs.BoolVar(&o.noAuto, "no-auto", false, "leave out ours(auto), the self-tuning queue (its estimates are most of a run's time)")
 	fs.StringVar(&o.cpuProf, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.StringVar(&mode, "ours-mode", "", "our queue mode: single or parallel (default: parallel when the preset has targets)")

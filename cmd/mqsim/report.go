@@ -15,7 +15,7 @@ import (
 // execute runs what the options ask for and writes Markdown to stdout.
 // With -all the validation runs beside the presets' simulations.
 func execute(o options, stdout, stderr io.Writer) error {
-	opts := sim.RunOptions{MaxDrain: o.maxDrain, MaxQueue: o.maxQueue, Trace: o.trace, Resubmit: true}
+	opts := sim.RunOptions{MaxDrain: o.maxDrain, MaxQueue: o.maxQueue, Trace: o.trace, Resubmit: true, CommonRandom: o.commonRandom}
 	var (
 		checks   []sim.Check
 		checkErr error

@@ -26,7 +26,7 @@ func executeSeeds(o options, stdout, stderr io.Writer, done <-chan struct{}, che
 		pols, err := selectPolicies(p, o)
 		selectErr = errors.Join(selectErr, err)
 		return pols
-	}, sim.Seeds(o.seed, o.seeds), sim.RunOptions{MaxDrain: o.maxDrain, MaxQueue: o.maxQueue, Resubmit: true}, o.workers)
+	}, sim.Seeds(o.seed, o.seeds), sim.RunOptions{MaxDrain: o.maxDrain, MaxQueue: o.maxQueue, Resubmit: true, CommonRandom: o.commonRandom}, o.workers)
 	<-done
 	if err = errors.Join(selectErr, err); err != nil {
 		return err

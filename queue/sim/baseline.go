@@ -16,6 +16,7 @@ type harness struct {
 	prs    []PR
 	rec    *Recorder
 	ci     *rand.Rand
+	common *commonCI // RunOptions.CommonRandom; nil: draws in the order runs start (ci)
 	merged []bool
 	// baseRed is set once a broken PR landed: every later tree fails.
 	baseRed bool
@@ -66,10 +67,16 @@ func (h *harness) intrinsic(prs []int) bool {
 // test starts a CI run of prs on the current target branch; onDone runs
 // when it finishes (not when it is cancelled). oracle runs never flake.
 // Duration and flake are drawn for every run, so the random stream does not
-// depend on outcomes.
+// depend on outcomes; with common random numbers they come from the run's
+// last PR and how many runs ended with it before (commonCI), as in our
+// engine's runs.
 func (h *harness) test(prs []int, oracle bool, onDone func(*ciBuild)) *ciBuild {
-	dur := h.w.SampleCI(h.ci)
-	flaked := h.ci.Float64() < h.w.FlakeRateAt(h.sim.Elapsed())
+	rng := h.ci
+	if h.common != nil && len(prs) > 0 {
+		rng = h.common.next(prs[len(prs)-1])
+	}
+	dur := h.w.SampleCI(rng)
+	flaked := rng.Float64() < h.w.FlakeRateAt(h.sim.Elapsed())
 	b := &ciBuild{prs: append([]int(nil), prs...), start: h.sim.Elapsed()}
 	b.pass = oracle || (h.intrinsic(prs) && !flaked)
 	h.rec.Runs++

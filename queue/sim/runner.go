@@ -237,7 +237,8 @@ type RunOptions struct {
 	// the PR it tests and how many runs of that PR came before, instead of
 	// in the order the runs start: settings simulated on one seed then see
 	// the same CI for the same run of a PR, so their differences are less
-	// noisy (common random numbers). For estimates.
+	// noisy (common random numbers). Our engine and the baselines alike
+	// (commonCI); the estimates (TuneEvaluator) and the reports use it.
 	CommonRandom bool
 }
 
@@ -272,16 +273,19 @@ func Run(w Workload, p PolicySpec, seed uint64, opts RunOptions) (Result, error)
 	if p.Kind == KindOurs {
 		res, err = runOurs(w, p, prs, seed, limit, maxQueue, opts)
 	} else {
-		res, err = runBaseline(w, p, prs, seed, limit, maxQueue, opts.Resubmit)
+		res, err = runBaseline(w, p, prs, seed, limit, maxQueue, opts)
 	}
 	res.Wall = time.Since(started)
 	return res, err
 }
 
-func runBaseline(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duration, maxQueue int, resubmit bool) (Result, error) {
+func runBaseline(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duration, maxQueue int, opts RunOptions) (Result, error) {
 	s := NewSim()
 	rec := NewRecorder(prs)
 	h := newHarness(s, w, prs, rec, seed)
+	if opts.CommonRandom {
+		h.common = newCommonCI(seed)
+	}
 	var pol baseline
 	switch p.Kind {
 	case KindOracle:
@@ -301,7 +305,7 @@ func runBaseline(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Dur
 	default:
 		return Result{}, fmt.Errorf("unknown policy %q", p.Kind)
 	}
-	h.pol, h.resubmit = pol, resubmit
+	h.pol, h.resubmit = pol, opts.Resubmit
 	arrived := 0
 	for _, pr := range prs {
 		s.At(pr.Arrival, func() {

@@ -73,11 +73,9 @@ type oursRun struct {
 
 	// RunOptions.Resubmit and CommonRandom (runner_resubmit.go).
 	resubmit     bool
-	resubmitEv   int64 // the last event looked at for rejections
-	resubmitting int   // rejected good PRs waiting to be submitted again
-	commonRandom bool
-	seed         uint64
-	attempts     map[int]int // PR number → runs of it as the last PR of the tree
+	resubmitEv   int64     // the last event looked at for rejections
+	resubmitting int       // rejected good PRs waiting to be submitted again
+	common       *commonCI // nil: CI draws in the order runs start (r.ci)
 }
 
 // drained reports whether every PR arrived and none is in the queue or
@@ -91,7 +89,10 @@ func runOurs(w Workload, p PolicySpec, prs []PR, seed uint64, limit time.Duratio
 	s := NewSim()
 	r := &oursRun{ctx: ctx, sim: s, w: w, prs: prs, rec: NewRecorder(prs), number: make([]int, len(prs)),
 		index: map[int]int{}, ci: rand.New(rand.NewPCG(seed, 0xc1c1c1c1)), lean: opts.Lean,
-		resubmit: opts.Resubmit, commonRandom: opts.CommonRandom, seed: seed, attempts: map[int]int{}}
+		resubmit: opts.Resubmit}
+	if opts.CommonRandom {
+		r.common = newCommonCI(seed)
+	}
 	settings := p.Ours.Settings()
 	r.world = NewWorld(WorldConfig{Repo: simRepo, Branch: simBranch, Checks: []string{CICheck}, Now: s.Now})
 	r.world.SetMaxInFlight(p.Ours.maxInFlight())

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math/rand/v2"
 	"time"
 
@@ -59,17 +58,13 @@ func (r *oursRun) resubmitRejected() {
 }
 
 // ciRand is the source of the CI duration and flake of job: the run's own
-// sequence (r.ci), or with RunOptions.CommonRandom one drawn from the seed,
-// the PR the run tests (the last of its tree) and how many runs of that PR
-// came before, so that candidate settings simulated on one seed give a
-// PR's n-th run the same duration and flake (common random numbers).
+// sequence (r.ci), or with RunOptions.CommonRandom the common one for the
+// PR the run tests (the last of its tree), so that settings and baselines
+// simulated on one seed give a PR's n-th run the same duration and flake
+// (commonCI).
 func (r *oursRun) ciRand(job CIJob) *rand.Rand {
-	if !r.commonRandom || len(job.Contains) == 0 {
+	if r.common == nil || len(job.Contains) == 0 {
 		return r.ci
 	}
-	top := job.Contains[len(job.Contains)-1]
-	r.attempts[top]++
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%d/%d/%d", r.seed, r.index[top], r.attempts[top])
-	return rand.New(rand.NewPCG(h.Sum64(), 0xc1c1c1c1))
+	return r.common.next(r.index[job.Contains[len(job.Contains)-1]])
 }

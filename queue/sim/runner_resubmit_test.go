@@ -66,8 +66,10 @@ func TestResubmitBringsBackFalselyRejectedPRs(t *testing.T) {
 func TestCommonRandomGivesAPRsRunTheSameCI(t *testing.T) {
 	t.Parallel()
 	draws := func(common bool, order []int) map[[2]int]float64 {
-		r := &oursRun{commonRandom: common, seed: 5, attempts: map[int]int{}, index: map[int]int{10: 0, 11: 1, 12: 2},
-			ci: rand.New(rand.NewPCG(5, 0xc1c1c1c1))}
+		r := &oursRun{index: map[int]int{10: 0, 11: 1, 12: 2}, ci: rand.New(rand.NewPCG(5, 0xc1c1c1c1))}
+		if common {
+			r.common = newCommonCI(5)
+		}
 		out := map[[2]int]float64{}
 		seen := map[int]int{}
 		for _, pr := range order {

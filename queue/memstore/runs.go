@@ -108,22 +108,37 @@ func selectRuns(set map[string]*queue.TestRun, keep func(*queue.TestRun) bool, o
 
 // RecentRuns returns the queue's succeeded runs, most recently finished
 // first (then by ID), at most limit (0 = all). Only those returned are
-// copied: a queue's history grows without end, the limit does not.
+// copied and, with a limit, only they are kept in order while the queue's
+// runs are scanned (O(n log limit)): a queue's history grows without end,
+// the limit does not.
 func (o *ops) RecentRuns(ctx context.Context, queueID int64, limit int) ([]*queue.TestRun, error) {
 	unlock, err := o.begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("failed to list recent runs of queue %d: %w", queueID, err)
 	}
 	defer unlock()
-	out := selectRuns(o.d.queueRuns[queueID], func(r *queue.TestRun) bool { return r.Status == queue.RunSucceeded },
-		func(a, b *queue.TestRun) int {
-			if c := nullTimeCompare(a.FinishedAt, b.FinishedAt); c != 0 {
-				return -c
-			}
-			return cmp.Compare(a.ID, b.ID)
-		})
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
+	succeeded := func(r *queue.TestRun) bool { return r.Status == queue.RunSucceeded }
+	if limit <= 0 {
+		return copyRuns(selectRuns(o.d.queueRuns[queueID], succeeded, recentFirst)), nil
 	}
-	return copyRuns(out), nil
+	top := make([]*queue.TestRun, 0, limit)
+	for _, r := range o.d.queueRuns[queueID] {
+		if !succeeded(r) || (len(top) == limit && recentFirst(r, top[limit-1]) >= 0) {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(top, r, recentFirst)
+		if len(top) == limit {
+			top = top[:limit-1]
+		}
+		top = slices.Insert(top, i, r)
+	}
+	return copyRuns(top), nil
+}
+
+// recentFirst orders runs most recently finished first, then by ID.
+func recentFirst(a, b *queue.TestRun) int {
+	if c := nullTimeCompare(a.FinishedAt, b.FinishedAt); c != 0 {
+		return -c
+	}
+	return cmp.Compare(a.ID, b.ID)
 }

@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -144,6 +146,27 @@ var surfaceTests = []testCase{
 		got, err = s.RecentRuns(ctx, q.ID, 0)
 		must(t, err)
 		assertEqual(t, runIDs(got), []string{"c", "a", "f"})
+	}},
+	{"runs/recent with a limit is the head of the whole list", func(t *testing.T, s queue.Store) {
+		q := mustQueue(t, s, "main")
+		rng := rand.New(rand.NewPCG(7, 11)) //nolint:gosec // a fixed test sequence, not a secret
+		statuses := []queue.RunStatus{queue.RunSucceeded, queue.RunSucceeded, queue.RunFailed, queue.RunInProgress}
+		for i := range 60 {
+			st := statuses[rng.IntN(len(statuses))]
+			run := &queue.TestRun{ID: fmt.Sprintf("r%02d", rng.IntN(1000)*100+i), QueueID: q.ID, Status: st, CreatedAt: at(time.Duration(i) * time.Second)}
+			if st != queue.RunInProgress {
+				// Few distinct times: ties are ordered by ID.
+				run.FinishedAt = at(time.Duration(rng.IntN(8)) * time.Minute)
+			}
+			must(t, s.SaveRun(ctx, run))
+		}
+		all, err := s.RecentRuns(ctx, q.ID, 0)
+		must(t, err)
+		for _, limit := range []int{1, 2, 5, 17, len(all), len(all) + 3} {
+			got, err := s.RecentRuns(ctx, q.ID, limit)
+			must(t, err)
+			assertEqual(t, runIDs(got), runIDs(all[:min(limit, len(all))]))
+		}
 	}},
 	{"notice/added once per key, due until done", func(t *testing.T, s queue.Store) {
 		n := &queue.Notice{Key: "reply:1", Repo: testRepo, PRNumber: 7, Kind: queue.NoticeReaction, Body: "+1",

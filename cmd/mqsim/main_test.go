@@ -124,3 +124,31 @@ func TestOursAutoRunsOnlyTheSelfTuningQueue(t *testing.T) {
 		t.Errorf("-ours-auto -1 accepted")
 	}
 }
+
+// TestCommonRandomIsTheDefault: the report draws with common random
+// numbers unless -common-random=false, which draws CI in the order runs
+// start (the same PRs, other CI durations: other times to merge).
+func TestCommonRandomIsTheDefault(t *testing.T) {
+	t.Parallel()
+	table := func(args ...string) string {
+		var out, errOut bytes.Buffer
+		args = append([]string{"-preset", "small", "-prs", "120", "-policy", "github"}, args...)
+		if code := run(args, &out, &errOut); code != 0 {
+			t.Fatalf("mqsim %v: exit %d; stderr: %s", args, code, errOut.String())
+		}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(line, "| github(k=4) |") {
+				return line
+			}
+		}
+		t.Fatalf("mqsim %v printed no github(k=4) row:\n%s", args, out.String())
+		return ""
+	}
+	def, common, ordered := table(), table("-common-random"), table("-common-random=false")
+	if def != common {
+		t.Errorf("default row\n%s\ndiffers from -common-random's\n%s", def, common)
+	}
+	if def == ordered {
+		t.Errorf("-common-random=false printed the default's row %s: the flag changed nothing", def)
+	}
+}

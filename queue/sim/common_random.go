@@ -27,3 +27,15 @@ func (c *commonCI) next(index int) *rand.Rand {
 	fmt.Fprintf(h, "%d/%d/%d", c.seed, index, c.attempts[index])
 	return rand.New(rand.NewPCG(h.Sum64(), 0xc1c1c1c1))
 }
+
+// ciRand is the source of the CI duration and flake of job: the run's own
+// sequence (r.ci), or with RunOptions.CommonRandom the common one for the
+// PR the run tests (the last of its tree), so that settings and baselines
+// simulated on one seed give a PR's n-th run the same duration and flake
+// (commonCI).
+func (r *oursRun) ciRand(job CIJob) *rand.Rand {
+	if r.common == nil || len(job.Contains) == 0 {
+		return r.ci
+	}
+	return r.common.next(r.index[job.Contains[len(job.Contains)-1]])
+}

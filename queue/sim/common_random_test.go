@@ -61,3 +61,40 @@ func TestCommonRandomGivesBaselinesAndOursTheSameCI(t *testing.T) {
 		t.Errorf("without common random numbers the baseline's runs drew as with them: the test cannot tell them apart")
 	}
 }
+
+// TestCommonRandomGivesAPRsRunTheSameCI: with RunOptions.CommonRandom, a
+// PR's n-th run draws the same CI duration and flake whatever the order
+// the runs start in (two settings of one seed); without, the draws follow
+// that order.
+func TestCommonRandomGivesAPRsRunTheSameCI(t *testing.T) {
+	t.Parallel()
+	draws := func(common bool, order []int) map[[2]int]float64 {
+		r := &oursRun{index: map[int]int{10: 0, 11: 1, 12: 2}, ci: rand.New(rand.NewPCG(5, 0xc1c1c1c1))}
+		if common {
+			r.common = newCommonCI(5)
+		}
+		out := map[[2]int]float64{}
+		seen := map[int]int{}
+		for _, pr := range order {
+			seen[pr]++
+			out[[2]int{pr, seen[pr]}] = r.ciRand(CIJob{Contains: []int{9, pr}}).Float64()
+		}
+		return out
+	}
+	a, b := []int{10, 11, 12, 10, 11}, []int{12, 11, 11, 10, 10}
+	alike := func(x, y map[[2]int]float64) int {
+		n := 0
+		for k, v := range x {
+			if y[k] == v {
+				n++
+			}
+		}
+		return n
+	}
+	if n := alike(draws(true, a), draws(true, b)); n != 5 {
+		t.Errorf("common random numbers: %d of 5 runs drew alike in another order, want 5", n)
+	}
+	if n := alike(draws(false, a), draws(false, b)); n == 5 {
+		t.Errorf("without common random numbers every run drew alike: the test cannot tell them apart")
+	}
+}

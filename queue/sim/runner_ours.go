@@ -71,7 +71,7 @@ type oursRun struct {
 	lean    bool     // no reconciler passes (RunOptions.Lean)
 	beyond  bool     // the p95 exceeds RunOptions.GiveUpBeyond (runner_giveup.go)
 
-	// RunOptions.Resubmit and CommonRandom (runner_resubmit.go).
+	// RunOptions.Resubmit (runner_resubmit.go) and CommonRandom (common_random.go).
 	resubmit     bool
 	resubmitEv   int64     // the last event looked at for rejections
 	resubmitting int       // rejected good PRs waiting to be submitted again

@@ -153,9 +153,10 @@ var surfaceTests = []testCase{
 		statuses := []queue.RunStatus{queue.RunSucceeded, queue.RunSucceeded, queue.RunFailed, queue.RunInProgress}
 		for i := range 60 {
 			st := statuses[rng.IntN(len(statuses))]
-			run := &queue.TestRun{ID: fmt.Sprintf("r%02d", rng.IntN(1000)*100+i), QueueID: q.ID, Status: st, CreatedAt: at(time.Duration(i) * time.Second)}
+			run := &queue.TestRun{ID: fmt.Sprintf("r%05d", rng.IntN(1000)*100+i), QueueID: q.ID, Status: st, CreatedAt: at(time.Duration(i) * time.Second)}
 			if st != queue.RunInProgress {
-				// Few distinct times: ties are ordered by ID.
+				// Few distinct times: ties are ordered by ID (fixed width,
+				// so every collation orders them alike).
 				run.FinishedAt = at(time.Duration(rng.IntN(8)) * time.Minute)
 			}
 			must(t, s.SaveRun(ctx, run))

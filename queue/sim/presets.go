@@ -129,7 +129,14 @@ func Presets() []Preset {
 	monorepo.Targets, monorepo.ZipfS, monorepo.TargetsPerPR, monorepo.AllShare = MonorepoTargets, 0.6, 2, 0.002
 	return withAuto([]Preset{
 		{Name: "small", Description: "small team: 2 PR/h, 10 min CI, 5 % broken, 1 % flaky",
-			Workload: base(2, 10*time.Minute, 0.05, 0.01), Concurrency: 4, Ours: singleCandidates(4)},
+			Workload: base(2, 10*time.Minute, 0.05, 0.01), Concurrency: 4, Ours: singleCandidates(4),
+			// Its settings differ in runs per merge by a fraction of a
+			// percent (a queue of one PR at a time; 25 broken and 5 flaky
+			// PRs in 500), which 500 PRs per seed do not resolve: depth 0
+			// against flake absorption at k=4 spent more runs on 6 seeds
+			// of 10 and fewer on 4; at 2,000 PRs, more on 10 of 10
+			// (docs/performance.md, "small at 2,000 PRs per seed").
+			SeedPRs: ResolvePRs},
 		{Name: "shopify", Description: "Shopify-like: 17 PR/h, 20 min CI, 5 % broken, 2 % flaky",
 			Workload: base(17, 20*time.Minute, 0.05, 0.02), Concurrency: 12,
 			// Flake absorption at k=8: at steady state it beats
@@ -191,6 +198,10 @@ func Presets() []Preset {
 // more than MultiSeedPRs for their policies to reach steady state
 // (SeedRow.Steady, measured over ten seeds).
 const SteadyPRs = 2000
+
+// ResolvePRs is the number of arrivals per seed of a preset whose settings
+// differ by less than the spread that MultiSeedPRs leaves between seeds.
+const ResolvePRs = 2000
 
 // DriftingPRsPerDay is the expected number of arrivals in one day of the
 // drifting preset (its phases at 17 PR/h).

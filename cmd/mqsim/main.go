@@ -108,7 +108,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed (same seed, same result); the first one with -seeds")
 	fs.IntVar(&o.seeds, "seeds", 0, "number of seeds (seed, seed+1, …): more than one reports medians and 10th–90th percentiles (0 = 10 with -all, else 1)")
 	fs.StringVar(&o.svg, "svg", "", "with several seeds, write the plot of median p95 time-to-merge against CI runs per merge to this file")
-	fs.IntVar(&o.prs, "prs", 0, fmt.Sprintf("number of PRs per preset and seed (0 = %d for one seed, for several the preset's: %d unless it needs more to reach steady state)", sim.DefaultPRs, sim.MultiSeedPRs))
+	fs.IntVar(&o.prs, "prs", 0, fmt.Sprintf("number of PRs per preset and seed (0 = %d for one seed, for several the preset's: %d unless it needs more to reach steady state or to tell its settings apart)", sim.DefaultPRs, sim.MultiSeedPRs))
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "simulations run at once")
 	fs.Float64Var(&o.scale, "validate-scale", 1, "sample size factor of the validation")
 	fs.DurationVar(&o.maxDrain, "max-drain", 0, "how long a simulation may run after the last arrival (0 = 30 days)")

@@ -38,7 +38,8 @@ type Preset struct {
 	Auto OursConfig
 	// SeedPRs is the number of arrivals per seed of a multi-seed run
 	// (0 = MultiSeedPRs): long enough for the policies to reach steady
-	// state (SeedRow.Steady).
+	// state (SeedRow.Steady, SteadyPRs) and for the medians over the seeds
+	// to tell its settings apart (ResolvePRs).
 	SeedPRs int
 }
 

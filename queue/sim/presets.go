@@ -38,8 +38,8 @@ type Preset struct {
 	Auto OursConfig
 	// SeedPRs is the number of arrivals per seed of a multi-seed run
 	// (0 = MultiSeedPRs): long enough for the policies to reach steady
-	// state (SeedRow.Steady, SteadyPRs) and for the medians over the seeds
-	// to tell its settings apart (ResolvePRs).
+	// state (SeedRow.Steady) and for the medians over the seeds to tell its
+	// settings apart (LongSeedPRs).
 	SeedPRs int
 }
 
@@ -136,8 +136,8 @@ func Presets() []Preset {
 			// PRs in 500), which 500 PRs per seed do not resolve: depth 0
 			// against flake absorption at k=4 spent more runs on 6 seeds
 			// of 10 and fewer on 4; at 2,000 PRs, more on 10 of 10
-			// (docs/performance.md, "small at 2,000 PRs per seed").
-			SeedPRs: ResolvePRs},
+			// (docs/performance.md, "Small at 2,000 PRs per seed").
+			SeedPRs: LongSeedPRs},
 		{Name: "shopify", Description: "Shopify-like: 17 PR/h, 20 min CI, 5 % broken, 2 % flaky",
 			Workload: base(17, 20*time.Minute, 0.05, 0.02), Concurrency: 12,
 			// Flake absorption at k=8: at steady state it beats
@@ -146,7 +146,7 @@ func Presets() []Preset {
 			// Our settings reach steady state by 2,000 PRs (five days);
 			// GitHub-style and Zuul do not even at 5,000 (their waits
 			// swing by a third between the thirds of a run).
-			SeedPRs: SteadyPRs},
+			SeedPRs: LongSeedPRs},
 		{Name: "chromium", Description: "Chromium-like: 40 PR/h, 40 min CI, 8.5 % broken, 5 % flaky",
 			Workload: base(40, 40*time.Minute, 0.085, 0.05), Concurrency: 24, Ours: append(singleCandidates(24), isolationCandidates(24)...)},
 		{Name: "uber", Description: "Uber-like parallel: 300 PR/h, 30 min CI, 10 % broken, no flakes, 64 Zipf(1.1) targets, 2 per PR on average, 7.9 % ALL",
@@ -164,7 +164,7 @@ func Presets() []Preset {
 			Workload: burst, Concurrency: 16, Ours: append(singleCandidates(16), flakesAt(12)),
 			// Forty bursts: every policy reaches steady state (500 PRs,
 			// ten bursts, left batching and the baselines short of it).
-			SeedPRs: SteadyPRs},
+			SeedPRs: LongSeedPRs},
 		{Name: "monorepo", Description: "realistic monorepo (parallel): 300 PR/h, 30 min CI, 10 % broken, no flakes, 5,000 Zipf(0.6) targets, 2 per PR on average, 0.2 % ALL",
 			// Calibrated so that 30–72 % of PRs share a target with a PR in
 			// flight (SubmitQueue's monthly conflict rates), see
@@ -195,14 +195,12 @@ func Presets() []Preset {
 	})
 }
 
-// SteadyPRs is the number of arrivals per seed of the presets that need
-// more than MultiSeedPRs for their policies to reach steady state
-// (SeedRow.Steady, measured over ten seeds).
-const SteadyPRs = 2000
-
-// ResolvePRs is the number of arrivals per seed of a preset whose settings
-// differ by less than the spread that MultiSeedPRs leaves between seeds.
-const ResolvePRs = 2000
+// LongSeedPRs is the number of arrivals per seed of the presets whose
+// multi-seed run needs more than MultiSeedPRs: for their policies to reach
+// steady state (SeedRow.Steady, measured over ten seeds), or for the
+// medians over the seeds to tell their settings apart where these differ
+// by less than the spread MultiSeedPRs leaves between seeds.
+const LongSeedPRs = 2000
 
 // DriftingPRsPerDay is the expected number of arrivals in one day of the
 // drifting preset (its phases at 17 PR/h).
